@@ -1,0 +1,127 @@
+package vllmrace.model.asyncio;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/**
+ * One upstream {@code async def} as the list of its atomic steps: step k is the code between await k-1
+ * and await k. A thread drives it with {@link #run()} (JCStress actor, Lincheck thread); a replay drives it
+ * one step at a time with {@link #runNextStep()}, in the order a counterexample dictates.
+ *
+ * <p>A step that throws ends the coroutine (later steps do not run), as a raised exception ends an
+ * upstream coroutine; the caller reads it with {@link #failure()}.
+ *
+ * @param <T> what the coroutine returns
+ */
+public final class Coroutine<T> {
+
+    /** The code between two awaits. */
+    public record Step(String name, Runnable body) {
+    }
+
+    private final EventLoop loop;
+    private final String task;
+    private final List<Step> steps;
+    private final Supplier<T> result;
+    private int next;
+    private RuntimeException failure;
+
+    private Coroutine(EventLoop loop, String task, List<Step> steps, Supplier<T> result) {
+        this.loop = loop;
+        this.task = task;
+        this.steps = List.copyOf(steps);
+        this.result = result;
+    }
+
+    public static Builder builder(EventLoop loop, String task) {
+        return new Builder(loop, task);
+    }
+
+    /** Runs every remaining step; other coroutines may interleave at each await. */
+    public Coroutine<T> run() {
+        while (!isDone()) {
+            runNextStep();
+        }
+        return this;
+    }
+
+    /** Runs exactly one step (the replay's unit). */
+    public void runNextStep() {
+        if (isDone()) {
+            throw new IllegalStateException(task + " has no step left to run");
+        }
+        Step step = steps.get(next++);
+        loop.runStep(task, step.name(), () -> {
+            try {
+                step.body().run();
+            } catch (RuntimeException e) {
+                failure = e;
+            }
+        });
+    }
+
+    public boolean isDone() {
+        synchronized (loop) {
+            return failure != null || next >= steps.size();
+        }
+    }
+
+    /** The name of the step {@link #runNextStep()} would run next. */
+    public String nextStepName() {
+        synchronized (loop) {
+            return isDone() ? null : steps.get(next).name();
+        }
+    }
+
+    public String task() {
+        return task;
+    }
+
+    /** What the coroutine raised, or null. */
+    public RuntimeException failure() {
+        synchronized (loop) {
+            return failure;
+        }
+    }
+
+    /** The coroutine's return value; rethrows what it raised. */
+    public T join() {
+        synchronized (loop) {
+            if (!isDone()) {
+                throw new IllegalStateException(task + " has not finished");
+            }
+            if (failure != null) {
+                throw failure;
+            }
+            return result.get();
+        }
+    }
+
+    /** Collects the steps of one coroutine in program order. */
+    public static final class Builder {
+        private final EventLoop loop;
+        private final String task;
+        private final List<Step> steps = new ArrayList<>();
+
+        private Builder(EventLoop loop, String task) {
+            this.loop = Objects.requireNonNull(loop, "loop");
+            this.task = Objects.requireNonNull(task, "task");
+        }
+
+        /** Adds the code that runs up to the next {@code await}. */
+        public Builder step(String upstreamFunction, Runnable body) {
+            steps.add(new Step(upstreamFunction, body));
+            return this;
+        }
+
+        public <T> Coroutine<T> returning(Supplier<T> result) {
+            return new Coroutine<>(loop, task, steps, result);
+        }
+
+        public Coroutine<Void> build() {
+            return new Coroutine<>(loop, task, steps, () -> null);
+        }
+    }
+}

@@ -1,0 +1,59 @@
+package vllmrace.model.detect;
+
+/**
+ * What a model detector can observe. Each kind names the invariant of
+ * {@code reference/vllm-request-lifecycle.md} §5 it protects, and whether upstream would kill
+ * EngineCore there (an {@code assert} or a {@code KeyError} on the busy loop) rather than corrupt state silently.
+ */
+public enum ViolationKind {
+    /** FE1: a second live request under one id reached EngineCore (upstream: overwrite, or "duplicate request id" assert). */
+    DUPLICATE_LIVE_REQUEST("FE1", false),
+    /** FE2: an ABORT finished a request other than the one the frontend computed it for. */
+    ABORT_HIT_WRONG_REQUEST("FE2", false),
+    /** FE3: a frontend collector waits for a final output its engine request will never send. */
+    ORPHANED_FRONTEND_REQUEST("FE3", false),
+    /** FE4: a ParentRequest outlives all of its children's frontend state. */
+    LEAKED_PARENT_REQUEST("FE4", false),
+    /** SC1: {@code _free_request} (and so {@code connector.request_finished}) ran twice for one request. */
+    DOUBLE_FREE_REQUEST("SC1", false),
+    /** SC2: {@code _free_blocks} ran for an id no longer in {@code requests} (upstream: KeyError / assert). */
+    FREE_BLOCKS_OF_MISSING_REQUEST("SC2", true),
+    /** SC3: {@code update_from_output} mutated a request whose status is already finished. */
+    OUTPUT_FOR_FINISHED_REQUEST("SC3", false),
+    /** SC4: a block was freed while its reference count was already zero. */
+    BLOCK_DOUBLE_FREE("SC4", false),
+    /** SC4: a block's reference count went below zero. */
+    BLOCK_REFCOUNT_UNDERFLOW("SC4", false),
+    /** SC4: a transfer wrote into a block its request no longer owns (freed, or reallocated to another request). */
+    WRITE_INTO_FREED_BLOCK("SC4", false),
+    /** SC5: at quiescence, blocks are held by no live request and no pending transfer. */
+    BLOCK_LEAK("SC5", false),
+    /** SC5: a finished, delay-freed request will never get its releasing event. */
+    DELAY_FREED_NEVER_RELEASED("SC5", false),
+    /** A connector transfer report for an id the scheduler no longer holds (upstream: assert req_id in self.requests). */
+    LATE_TRANSFER_REPORT("CN1", true),
+    /** CN1: one request got more than one terminal transfer event. */
+    DUPLICATE_TRANSFER_EVENT("CN1", false),
+    /** An aborted request was completed as a success (the connector keeps its blocks pinned for a decode that never comes). */
+    ABORT_OVERTAKEN_BY_COMPLETION("#29987", false),
+    /** An upstream assert on the EngineCore busy loop fired: the engine is dead. */
+    ENGINE_ASSERT("engine", true);
+
+    private final String invariant;
+    private final boolean killsEngine;
+
+    ViolationKind(String invariant, boolean killsEngine) {
+        this.invariant = invariant;
+        this.killsEngine = killsEngine;
+    }
+
+    /** The invariant of reference §5 (or the PR) this kind breaks. */
+    public String invariant() {
+        return invariant;
+    }
+
+    /** True where upstream raises on the busy loop, so EngineCore dies. */
+    public boolean killsEngine() {
+        return killsEngine;
+    }
+}

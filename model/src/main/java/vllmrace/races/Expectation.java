@@ -1,0 +1,21 @@
+package vllmrace.races;
+
+/** The verdict a variant must get (reference/race-catalogue.md). */
+public enum Expectation {
+    /** The reproducer must observe the race; a run that does not fails the build. */
+    BUG_FOUND("bug found"),
+    /** The race must never be observed, and the run must have produced results. */
+    CLEAN("clean"),
+    /** The variant is not part of the race's catalogue entry (a positive control has no reported variant). */
+    NOT_APPLICABLE("—");
+
+    private final String label;
+
+    Expectation(String label) {
+        this.label = label;
+    }
+
+    public String label() {
+        return label;
+    }
+}

@@ -1,0 +1,38 @@
+package vllmrace.races;
+
+import java.util.Objects;
+
+/**
+ * One cell of the verdict table: a race, an engine, a variant, what was observed and the measured figures
+ * behind it. {@code runs} counts JCStress samples or Lincheck invocations; {@code violatingRuns} those that
+ * broke the invariant.
+ */
+public record Verdict(Race race, Engine engine, Variant variant, Observed observed, long runs, long violatingRuns,
+                      String figures, String detail) {
+
+    public Verdict {
+        Objects.requireNonNull(race, "race");
+        Objects.requireNonNull(engine, "engine");
+        Objects.requireNonNull(variant, "variant");
+        Objects.requireNonNull(observed, "observed");
+    }
+
+    public Expectation expected() {
+        return race.expected(variant);
+    }
+
+    /** True when the observation is the catalogue's expectation for this variant. */
+    public boolean asExpected() {
+        return switch (expected()) {
+            case BUG_FOUND -> observed == Observed.BUG_FOUND;
+            case CLEAN -> observed == Observed.CLEAN;
+            case NOT_APPLICABLE -> true;
+        };
+    }
+
+    /** One line naming the race, engine, variant, expectation and observation. */
+    public String headline() {
+        return race.name() + " [" + engine.label() + ", " + variant.className().toLowerCase() + "]: expected "
+                + expected().label() + ", observed " + observed.label() + " (" + figures + ")";
+    }
+}

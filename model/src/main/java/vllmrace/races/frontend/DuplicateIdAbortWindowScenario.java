@@ -1,0 +1,112 @@
+package vllmrace.races.frontend;
+
+import java.util.List;
+import vllmrace.model.VllmInstance;
+import vllmrace.model.asyncio.Coroutine;
+import vllmrace.model.asyncio.StepLog;
+import vllmrace.model.detect.Violation;
+import vllmrace.model.detect.ViolationKind;
+import vllmrace.model.fix.FixSet;
+import vllmrace.model.frontend.RequestAlreadyRunningException;
+import vllmrace.races.RaceOutcome;
+import vllmrace.races.RaceScenario;
+
+/**
+ * DuplicateIdAbortWindow (#15326, seed 001). Set-up: request X is added and running in EngineCore.
+ * Actor 1: {@code AsyncLLM.abort(X)}; actor 2: {@code AsyncLLM.add_request(X)} (a new request, same id).
+ * Arbiter: EngineCore drains its input socket in wire order, the output handler runs, and the detectors
+ * check FE1 (one live request per id), FE2 (an ABORT finishes the request it was sent for) and FE3.
+ */
+public final class DuplicateIdAbortWindowScenario implements RaceScenario {
+    public static final String REQUEST_ID = "X";
+    static final int MAX_TOKENS = 16;
+
+    /** How one run ended. */
+    public enum Outcome implements RaceOutcome {
+        READD_REJECTED(false, "add_request(X) saw X still running and raised: wire order ADD(X@1) ABORT(X@1)"),
+        READDED_AFTER_ABORT(false, "X re-added after ABORT: wire order ADD(X@1) ABORT(X@1) ADD(X@2); X@2 runs"),
+        DUPLICATE_LIVE_ID(true, "ADD(X@2) reached EngineCore before ABORT(X@1): two live requests under X, "
+                + "and the late ABORT finishes X@2, whose caller then never gets a final output"),
+        UNEXPECTED(true, "any other violation or exception: a modelling error, never expected");
+
+        private final boolean violation;
+        private final String meaning;
+
+        Outcome(boolean violation, String meaning) {
+            this.violation = violation;
+            this.meaning = meaning;
+        }
+
+        @Override
+        public boolean violation() {
+            return violation;
+        }
+
+        @Override
+        public String meaning() {
+            return meaning;
+        }
+    }
+
+    private final VllmInstance vllm;
+    private final int setupSteps;
+    private final Coroutine<List<String>> abort;
+    private final Coroutine<?> add;
+
+    public DuplicateIdAbortWindowScenario(FixSet fixes) {
+        vllm = new VllmInstance(fixes);
+        vllm.asyncLlm().addRequest(REQUEST_ID, MAX_TOKENS).run().join();
+        vllm.engineCore().runBusyLoopOnce();
+        vllm.asyncLlm().outputHandler().run().join();
+        setupSteps = vllm.stepLog().size();
+        abort = vllm.asyncLlm().abort(REQUEST_ID);
+        add = vllm.asyncLlm().addRequest(REQUEST_ID, MAX_TOKENS);
+    }
+
+    @Override
+    public Coroutine<List<String>> actor1() {
+        return abort;
+    }
+
+    @Override
+    public Coroutine<?> actor2() {
+        return add;
+    }
+
+    @Override
+    public Outcome arbiter() {
+        vllm.engineCore().processInputQueue();
+        vllm.asyncLlm().outputHandler().run();
+        vllm.checkQuiescence();
+        RuntimeException addFailure = actor2().failure();
+        if (vllm.violations().has(ViolationKind.DUPLICATE_LIVE_REQUEST)) {
+            return Outcome.DUPLICATE_LIVE_ID;
+        }
+        if (!vllm.violations().isEmpty() || actor1().failure() != null) {
+            return Outcome.UNEXPECTED;
+        }
+        if (addFailure instanceof RequestAlreadyRunningException) {
+            return Outcome.READD_REJECTED;
+        }
+        return addFailure == null ? Outcome.READDED_AFTER_ABORT : Outcome.UNEXPECTED;
+    }
+
+    @Override
+    public List<Violation> violations() {
+        return vllm.violations().all();
+    }
+
+    @Override
+    public StepLog stepLog() {
+        return vllm.stepLog();
+    }
+
+    @Override
+    public int setupSteps() {
+        return setupSteps;
+    }
+
+    public VllmInstance vllm() {
+        return vllm;
+    }
+}
