@@ -1,0 +1,69 @@
+package vllmrace.lincheck.verdict;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import vllmrace.evidence.ResultsDir;
+import vllmrace.races.Race;
+import vllmrace.races.Variant;
+
+/**
+ * Saves a Lincheck counterexample as a readable page under {@code results/traces/}: the model steps in the
+ * order they ran, what the detectors saw, then Lincheck's own interleaving report. The full report with
+ * Lincheck's detailed trace goes beside the build output ({@code target/}), since it runs to hundreds of KB.
+ */
+public final class TraceStore {
+    private TraceStore() {
+    }
+
+    public static Path tracePath(Race race) {
+        return ResultsDir.get().resolve("traces").resolve(race.name() + ".md");
+    }
+
+    /** Writes the counterexample of {@code race}'s reported variant; returns the page written. */
+    public static Path save(Race race, Variant variant, LincheckResult result) {
+        if (!result.failed()) {
+            throw new IllegalArgumentException("no counterexample to save: " + result.check() + " passed");
+        }
+        StringBuilder page = new StringBuilder();
+        page.append("# ").append(race.name()).append(": Lincheck counterexample (").append(variant.className().toLowerCase()).append(" variant)\n\n");
+        page.append("Written by the suite (`LincheckRun` + `TraceStore`); do not edit by hand.\n\n");
+        page.append("- Race: ").append(race.summary()).append('\n');
+        page.append("- Upstream: ").append(race.upstream()).append('\n');
+        page.append("- Fixes ON: ").append(race.fixes(variant)).append('\n');
+        page.append("- Found by Lincheck 3.7 model checking after ").append(result.invocations())
+                .append(" invocation(s) (bounded exploration under sequential consistency).\n\n");
+        page.append("## The interleaving, as model steps\n\n");
+        page.append("Each step is the code between two upstream `await`s (or one EngineCore call), named after the upstream function.\n\n");
+        appendNumbered(page, result.steps());
+        page.append("\n## What the model's detectors recorded\n\n");
+        if (result.violations().isEmpty()) {
+            page.append("(nothing)\n");
+        }
+        for (String violation : result.violations()) {
+            page.append("- ").append(violation).append('\n');
+        }
+        page.append("\n## Lincheck's report\n\n```\n").append(result.report()).append("\n```\n");
+        Path path = tracePath(race);
+        write(path, page.toString());
+        write(Path.of("target", "traces", race.name() + ".lincheck-full.txt"), result.detailedReport());
+        return path;
+    }
+
+    private static void appendNumbered(StringBuilder page, List<String> steps) {
+        for (int i = 0; i < steps.size(); i++) {
+            page.append(i + 1).append(". ").append(steps.get(i)).append('\n');
+        }
+    }
+
+    private static void write(Path path, String text) {
+        try {
+            Files.createDirectories(path.getParent());
+            Files.writeString(path, text);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + path, e);
+        }
+    }
+}

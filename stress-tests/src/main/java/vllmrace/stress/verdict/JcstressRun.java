@@ -1,0 +1,115 @@
+package vllmrace.stress.verdict;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.openjdk.jcstress.infra.collectors.DiskReadCollector;
+import org.openjdk.jcstress.infra.collectors.InProcessCollector;
+import org.openjdk.jcstress.infra.collectors.TestResult;
+
+/**
+ * Runs JCStress in a child JVM and reads its results back. JCStress's exit code says nothing useful (0 when
+ * no test matched, 0 when a test needs more CPUs than there are), so verdicts come only from the results
+ * file, and a test with no results is reported as such, never as clean.
+ *
+ * <p>The child gets the real class path (JCStress forks its own JVMs with it): the system property
+ * {@code vllmrace.jcstress.classpath} when Maven sets it, else this JVM's. It also gets its own working
+ * directory (where JCStress always writes {@code jcstress-results-*.bin.gz}).
+ */
+public final class JcstressRun {
+    /** Quick settings measured on 2 CPUs: ~8 s a test and the races still show (reference/toolchain.md). */
+    public static final List<String> QUICK = List.of("-m", "quick", "-sc", "false", "-jvmArgs", "-XX:+UnlockDiagnosticVMOptions");
+
+    private final Path workDir;
+    private final List<String> modeArgs;
+
+    public JcstressRun(Path workDir, List<String> modeArgs) {
+        this.workDir = workDir;
+        this.modeArgs = List.copyOf(modeArgs);
+    }
+
+    /**
+     * Settings from the system properties {@code vllmrace.jcstress.workdir} and {@code vllmrace.jcstress.args}
+     * (space-separated JCStress options; the opt-in deep profile sets them), defaulting to {@link #QUICK}.
+     */
+    public static JcstressRun fromSystemProperties() {
+        Path workDir = Path.of(System.getProperty("vllmrace.jcstress.workdir", "target/jcstress"));
+        String args = System.getProperty("vllmrace.jcstress.args", "").trim();
+        return new JcstressRun(workDir, args.isEmpty() ? QUICK : Arrays.asList(args.split("\\s+")));
+    }
+
+    /** Runs every JCStress test whose name matches {@code testRegex}, in one launch. */
+    public JcstressResults run(String testRegex) throws IOException, InterruptedException {
+        Files.createDirectories(workDir);
+        try (Stream<Path> old = Files.list(workDir)) {
+            for (Path p : (Iterable<Path>) old.filter(JcstressRun::isResultsFile)::iterator) {
+                Files.delete(p);
+            }
+        }
+        Path report = workDir.resolve("report");
+        Path console = workDir.resolve("console.txt");
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-cp");
+        command.add(System.getProperty("vllmrace.jcstress.classpath", System.getProperty("java.class.path")));
+        command.add("org.openjdk.jcstress.Main");
+        command.addAll(List.of("-t", testRegex));
+        command.addAll(modeArgs);
+        command.addAll(List.of("-r", report.toString()));
+        long start = System.nanoTime();
+        Process process = new ProcessBuilder(command)
+                .directory(workDir.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(console.toFile())
+                .start();
+        if (!process.waitFor(60, TimeUnit.MINUTES)) {
+            process.destroyForcibly();
+            throw new IllegalStateException("JCStress did not finish within 60 minutes; console: " + console);
+        }
+        long wallMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        Path results;
+        try (Stream<Path> files = Files.list(workDir)) {
+            results = files.filter(JcstressRun::isResultsFile).findFirst().orElse(null);
+        }
+        Map<String, JcstressTestResult> byTest = new TreeMap<>();
+        if (results != null) {
+            byTest = read(results);
+        }
+        return new JcstressResults(testRegex, String.join(" ", modeArgs), process.exitValue(), wallMillis, console, report, byTest);
+    }
+
+    private static boolean isResultsFile(Path p) {
+        String name = p.getFileName().toString();
+        return name.startsWith("jcstress-results-") && name.endsWith(".bin.gz");
+    }
+
+    /** Sums every configuration's states per test name. */
+    static Map<String, JcstressTestResult> read(Path resultsFile) throws IOException {
+        InProcessCollector collector = new InProcessCollector();
+        DiskReadCollector reader = new DiskReadCollector(resultsFile.toString(), collector);
+        try {
+            reader.dump();
+        } catch (ClassNotFoundException e) {
+            throw new IOException("cannot read " + resultsFile, e);
+        } finally {
+            reader.close();
+        }
+        Map<String, JcstressTestResult> byTest = new TreeMap<>();
+        for (TestResult result : collector.getTestResults()) {
+            JcstressTestResult acc = byTest.computeIfAbsent(result.getName(), JcstressTestResult::new);
+            acc.addStatus(result.status().name());
+            for (String state : result.getStateKeys()) {
+                acc.add(state, result.getCount(state));
+            }
+            acc.addMessages(result.getMessages());
+        }
+        return byTest;
+    }
+}

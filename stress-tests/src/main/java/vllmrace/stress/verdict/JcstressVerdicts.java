@@ -1,0 +1,75 @@
+package vllmrace.stress.verdict;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import vllmrace.races.Engine;
+import vllmrace.races.Expectation;
+import vllmrace.races.Observed;
+import vllmrace.races.Race;
+import vllmrace.races.RaceOutcome;
+import vllmrace.races.Variant;
+import vllmrace.races.Verdict;
+
+/**
+ * Turns JCStress results into verdicts. An outcome counts as the race when the race's own outcome enum says
+ * {@link RaceOutcome#violation()}: the model's classification, not JCStress's grading, decides; the
+ * ACCEPTABLE_INTERESTING / FORBIDDEN annotations are for people reading JCStress's report.
+ */
+public final class JcstressVerdicts {
+    /** Every JCStress test of the suite. */
+    public static final String ALL_TESTS = "vllmrace\\.stress\\..*";
+
+    private JcstressVerdicts() {
+    }
+
+    /** The regex selecting the JCStress tests of these races (both variants). */
+    public static String regexFor(List<Race> races) {
+        List<String> names = new ArrayList<>();
+        for (Race race : races) {
+            names.add(("vllmrace.stress." + race.component().packageName() + "." + race.name() + ".").replace(".", "\\.") + ".*");
+        }
+        return String.join("|", names);
+    }
+
+    /** Runs the JCStress tests of {@code races} in one launch and returns a verdict per race and variant. */
+    public static List<Verdict> run(JcstressRun run, List<Race> races) throws IOException, InterruptedException {
+        JcstressResults results = run.run(regexFor(races));
+        List<Verdict> verdicts = new ArrayList<>();
+        for (Race race : races) {
+            for (Variant variant : Variant.values()) {
+                if (race.expected(variant) != Expectation.NOT_APPLICABLE) {
+                    verdicts.add(verdict(race, variant, results));
+                }
+            }
+        }
+        return verdicts;
+    }
+
+    public static Verdict verdict(Race race, Variant variant, JcstressResults results) {
+        String test = race.jcstressTestName(variant);
+        JcstressTestResult result = results.get(test);
+        if (result == null || result.totalSamples() == 0) {
+            return new Verdict(race, Engine.JCSTRESS, variant, Observed.NO_RESULTS, 0, 0, "no results",
+                    "JCStress produced no results for " + test + " (exit code " + results.exitCode() + ", console "
+                            + results.console() + ")");
+        }
+        if (result.harnessError()) {
+            return new Verdict(race, Engine.JCSTRESS, variant, Observed.HARNESS_ERROR, result.totalSamples(), 0,
+                    "status " + result.statuses(), String.join("\n", result.messages()));
+        }
+        long violating = 0;
+        StringBuilder detail = new StringBuilder();
+        for (Map.Entry<String, Long> state : result.counts().entrySet()) {
+            RaceOutcome outcome = race.outcome(state.getKey());
+            if (outcome.violation()) {
+                violating += state.getValue();
+            }
+            detail.append(detail.length() == 0 ? "" : ", ").append(state.getKey()).append('=').append(state.getValue());
+        }
+        Observed observed = violating > 0 ? Observed.BUG_FOUND : Observed.CLEAN;
+        String figures = String.format("%,d samples, %,d violating", result.totalSamples(), violating);
+        return new Verdict(race, Engine.JCSTRESS, variant, observed, result.totalSamples(), violating, figures, detail.toString());
+    }
+}

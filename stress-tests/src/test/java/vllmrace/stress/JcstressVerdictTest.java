@@ -1,0 +1,62 @@
+package vllmrace.stress;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import vllmrace.races.Expectation;
+import vllmrace.races.Observed;
+import vllmrace.races.Race;
+import vllmrace.races.Variant;
+import vllmrace.races.Verdict;
+import vllmrace.stress.verdict.JcstressResults;
+import vllmrace.stress.verdict.JcstressRun;
+import vllmrace.stress.verdict.JcstressVerdicts;
+
+/**
+ * Runs every JCStress test of the suite once (one launch, quick settings), reads the results back, and
+ * asserts one verdict per race and variant: the reported variant must have OBSERVED the race, the fixed
+ * variant must have produced samples and none violating. JCStress's exit code is not trusted.
+ */
+class JcstressVerdictTest {
+    private static JcstressResults results;
+
+    @BeforeAll
+    static void runJcstress() throws Exception {
+        results = JcstressRun.fromSystemProperties().run(JcstressVerdicts.regexFor(List.of(Race.values())));
+    }
+
+    static Stream<Arguments> cells() {
+        return Arrays.stream(Race.values()).flatMap(race -> Arrays.stream(Variant.values())
+                .filter(variant -> race.expected(variant) != Expectation.NOT_APPLICABLE)
+                .map(variant -> Arguments.of(race, variant)));
+    }
+
+    @ParameterizedTest(name = "{0} [JCStress, {1}]")
+    @MethodSource("cells")
+    void verdictMatchesCatalogue(Race race, Variant variant) {
+        Verdict verdict = JcstressVerdicts.verdict(race, variant, results);
+        System.out.println(verdict.headline());
+        assertTrue(verdict.observed() != Observed.NO_RESULTS && verdict.observed() != Observed.HARNESS_ERROR,
+                verdict.headline() + "\n" + verdict.detail());
+        assertTrue(verdict.asExpected(), verdict.headline() + ": " + verdict.detail()
+                + (race.expected(variant) == Expectation.BUG_FOUND ? "\nthe reproducer no longer finds the race" : ""));
+    }
+
+    @Test
+    void everyJcstressTestOfTheSuiteBelongsToARegisteredRace() {
+        for (String test : results.byTest().keySet()) {
+            boolean known = Arrays.stream(Race.values()).anyMatch(race ->
+                    Arrays.stream(Variant.values()).anyMatch(v -> race.jcstressTestName(v).equals(test)));
+            assertTrue(known, test + " ran but no registry race names it");
+        }
+        assertEquals(cells().count(), results.byTest().size(), "one JCStress result per race and variant");
+    }
+}
