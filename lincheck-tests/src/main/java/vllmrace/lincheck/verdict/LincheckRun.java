@@ -33,11 +33,9 @@ public final class LincheckRun {
      */
     public static LincheckResult checkScenario(Race race, FixSet fixes, int budget) {
         ScenarioUnderCheck.configure(race, fixes);
-        ExecutionScenario scenario = new ExecutionScenario(
-                List.of(),
-                List.of(List.of(actor(ScenarioUnderCheck.class, "actor1")), List.of(actor(ScenarioUnderCheck.class, "actor2"))),
-                List.of(actor(ScenarioUnderCheck.class, "arbiter")),
-                null);
+        ExecutionScenario scenario = scenario(List.of(),
+                List.of(call(ScenarioUnderCheck.class, "actor1")), List.of(call(ScenarioUnderCheck.class, "actor2")),
+                List.of(call(ScenarioUnderCheck.class, "arbiter")));
         ModelCheckingOptions options = modelChecking(budget)
                 .iterations(0)
                 .addCustomScenario(scenario)
@@ -45,12 +43,40 @@ public final class LincheckRun {
         return check(race.name() + " scenario " + fixes, ScenarioUnderCheck.class, options, budget);
     }
 
-    /** Options every check shares: atomic coroutine steps, and the recorder outside Lincheck's view. */
+    /**
+     * Options every check shares. The model's atomic units are declared atomic to Lincheck, so it switches
+     * threads only between them: a coroutine step (code between two upstream awaits, run under the event
+     * loop) and one EngineCore busy-loop iteration (the engine shares nothing with the frontend but the FIFO
+     * sockets, so a finer split of an iteration allows no other outcome). The recorder is outside its view.
+     * Every access to shared model state from a Lincheck thread must go through these atomic units: Lincheck
+     * does not emulate monitors inside an atomic section.
+     */
     public static ModelCheckingOptions modelChecking(int invocationsPerIteration) {
         return new ModelCheckingOptions()
                 .invocationsPerIteration(invocationsPerIteration)
                 .addGuarantee(ManagedStrategyGuaranteeKt.forClasses(RunRecorder.class.getName()).allMethods().ignore())
-                .addGuarantee(ManagedStrategyGuaranteeKt.forClasses("vllmrace.model.asyncio.Coroutine").methods("runNextStep", "isDone").treatAsAtomic());
+                .addGuarantee(ManagedStrategyGuaranteeKt.forClasses("vllmrace.model.asyncio.Coroutine").methods("runNextStep", "isDone").treatAsAtomic())
+                .addGuarantee(ManagedStrategyGuaranteeKt.forClasses("vllmrace.model.engine.EngineCore").methods("processInputQueue", "runBusyLoopOnce").treatAsAtomic());
+    }
+
+    /** A custom scenario: {@code init} then the two threads in parallel, then {@code post}. */
+    public static ExecutionScenario scenario(List<Actor> init, List<Actor> thread1, List<Actor> thread2, List<Actor> post) {
+        return new ExecutionScenario(init, List.of(thread1, thread2), post, null);
+    }
+
+    /** An operation call for a custom scenario. */
+    public static Actor call(Class<?> testClass, String operation, Object... args) {
+        for (Method method : testClass.getMethods()) {
+            if (method.getName().equals(operation) && method.getParameterCount() == args.length) {
+                return new Actor(method, List.of(args));
+            }
+        }
+        throw new IllegalStateException(testClass.getName() + " has no operation " + operation + "/" + args.length);
+    }
+
+    /** Scales every budget: {@code -Dvllmrace.lincheck.scale=10} for a deeper (opt-in) run. */
+    public static int scaled(int budget) {
+        return Math.max(1, budget * Integer.getInteger("vllmrace.lincheck.scale", 1));
     }
 
     /** Runs one configured check; {@code budget} is the total invocations it may use (for the figures). */
@@ -65,14 +91,5 @@ public final class LincheckRun {
         return new LincheckResult(name, failure != null, RunRecorder.invocations(), budget, wallMillis,
                 report.strip(), full, failure == null ? List.of() : RunRecorder.violatingSteps(),
                 failure == null ? List.of() : RunRecorder.violations());
-    }
-
-    private static Actor actor(Class<?> testClass, String operation) {
-        try {
-            Method method = testClass.getMethod(operation);
-            return new Actor(method, List.of());
-        } catch (NoSuchMethodException e) {
-            throw new IllegalStateException(testClass.getName() + " has no operation " + operation, e);
-        }
     }
 }

@@ -45,6 +45,11 @@ public final class JcstressRun {
         return new JcstressRun(workDir, args.isEmpty() ? QUICK : Arrays.asList(args.split("\\s+")));
     }
 
+    /** The JCStress options this run uses. */
+    public List<String> settings() {
+        return modeArgs;
+    }
+
     /** Runs every JCStress test whose name matches {@code testRegex}, in one launch. */
     public JcstressResults run(String testRegex) throws IOException, InterruptedException {
         Files.createDirectories(workDir);

@@ -1,0 +1,98 @@
+package vllmrace.catalogue;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import vllmrace.races.Race;
+
+/** Renders results/README.md from the results tables: what a user reads first. */
+final class ResultsReadme {
+    private final Path results;
+    private final Tsv verdicts;
+    private final Tsv matrix;
+    private final Tsv linearizability;
+
+    ResultsReadme(Path results, Tsv verdicts, Tsv matrix, Tsv linearizability) {
+        this.results = results;
+        this.verdicts = verdicts;
+        this.matrix = matrix;
+        this.linearizability = linearizability;
+    }
+
+    void write() {
+        StringBuilder md = new StringBuilder();
+        md.append("# Results\n\n");
+        md.append("Written by the race catalogue (`./catalogue`, see the top-level README) from its last run; do not edit by hand. ")
+                .append("The tables below are also in `verdicts.tsv`, `linearizability.tsv` and `fix-matrix.tsv`.\n\n");
+        md.append("How to read them: **JCStress** runs the two actors on real threads (quick settings: `-m quick -sc false`), ")
+                .append("so its figures are samples and how many of them broke the invariant. **Lincheck** 3.7 model-checks the ")
+                .append("same scenario: a bounded exploration of interleavings under sequential consistency, switching threads only ")
+                .append("where upstream can (between coroutine steps). For a reported variant it gives the invocations up to the ")
+                .append("first failure; for a fixed variant the invocations explored, and says \"all Lincheck generated\" only when ")
+                .append("Lincheck stopped below its budget for want of new interleavings.\n\n");
+
+        md.append("## Verdicts\n\n");
+        md.append("| race | component | upstream | JCStress reported | JCStress fixed | Lincheck reported | Lincheck fixed | trace | replay |\n");
+        md.append("|---|---|---|---|---|---|---|---|---|\n");
+        for (Race race : Race.values()) {
+            md.append("| `").append(race.name()).append("` | ").append(race.component().packageName()).append(" | ")
+                    .append(race.upstream()).append(" | ")
+                    .append(cell(race, "JCStress", "reported")).append(" | ")
+                    .append(cell(race, "JCStress", "fixed")).append(" | ")
+                    .append(cell(race, "Lincheck", "reported")).append(" | ")
+                    .append(cell(race, "Lincheck", "fixed")).append(" | ")
+                    .append(link("traces", race)).append(" | ").append(link("replays", race)).append(" |\n");
+        }
+        md.append("\nEach cell: observed verdict (expected in brackets when they differ), then the figures.\n\n");
+
+        md.append("## Linearizability checks\n\n");
+        md.append("A component's public operations against a plain sequential specification, invariants validated ")
+                .append("(`@Validate`), random scenarios plus the race's own shape. Reported variant: must fail; fixed: must pass.\n\n");
+        md.append("| check | variant | expected | observed | figures |\n|---|---|---|---|---|\n");
+        for (List<String> row : linearizability.rows()) {
+            md.append("| ").append(row.get(0)).append(" | ").append(row.get(1)).append(" | ").append(row.get(2))
+                    .append(" | ").append(row.get(3)).append(" | ").append(row.get(4)).append(" |\n");
+        }
+
+        md.append("\n## Fix-switch matrix\n\n");
+        md.append("Each race's scenario model-checked by Lincheck with no fix, each fix switch alone, and every fix: ")
+                .append("which switches close which race (computed, not assumed).\n\n");
+        List<String> columns = Catalogue.matrixColumns();
+        md.append("| race |");
+        columns.forEach(c -> md.append(' ').append(c).append(" |"));
+        md.append("\n|---|");
+        columns.forEach(c -> md.append("---|"));
+        md.append('\n');
+        for (Race race : Race.values()) {
+            md.append("| `").append(race.name()).append("` |");
+            for (String column : columns) {
+                List<String> row = matrix.get(race.name(), column);
+                md.append(' ').append(row == null ? "not run" : row.get(2)).append(" |");
+            }
+            md.append('\n');
+        }
+        try {
+            Files.writeString(results.resolve("README.md"), md.toString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private String cell(Race race, String engine, String variant) {
+        List<String> row = verdicts.get(race.name(), engine, variant);
+        if (row == null) {
+            return "not run";
+        }
+        String observed = row.get(4);
+        String expected = row.get(3);
+        String verdict = observed.equals(expected) ? "**" + observed + "**" : "**" + observed + "** (expected " + expected + ")";
+        return verdict + ": " + row.get(7);
+    }
+
+    private String link(String folder, Race race) {
+        Path page = results.resolve(folder).resolve(race.name() + ".md");
+        return Files.exists(page) ? "[" + folder.substring(0, folder.length() - 1) + "](" + folder + "/" + race.name() + ".md)" : "—";
+    }
+}
