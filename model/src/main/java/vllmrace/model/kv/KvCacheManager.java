@@ -102,6 +102,11 @@ public final class KvCacheManager {
         return reqToBlocks.getOrDefault(requestId, List.of()).size();
     }
 
+    /** Tokens per block ({@code block_size}). */
+    public int blockSize() {
+        return blockSize;
+    }
+
     /** Blocks with {@code refCnt > 0} in the pool. */
     public synchronized int numUsedBlocks() {
         return blockPool.numUsedBlocks();

@@ -8,25 +8,41 @@ import java.util.Objects;
  *
  * <p>{@code arrivalTime} is the model's logical clock value handed out by the frontend, unique per
  * frontend request; detectors use it to tell apart two requests that share one {@code requestId}.
+ * {@code numOutputPlaceholders} mirrors the async scheduler's count of tokens scheduled but not yet sampled.
  */
 public final class Request {
     private final String requestId;
     private final long arrivalTime;
+    private final int numPromptTokens;
     private final int maxTokens;
     private RequestStatus status = RequestStatus.WAITING;
     private int numComputedTokens;
     private int numOutputTokens;
+    private int numOutputPlaceholders;
     private int numFreeRequestCalls;
 
+    /** A request with an empty prompt: every step schedules one token (the frontend model's requests). */
     public Request(String requestId, long arrivalTime, int maxTokens) {
+        this(requestId, arrivalTime, 0, maxTokens);
+    }
+
+    /**
+     * @throws IllegalArgumentException for a null or empty id, a negative prompt length or a non-positive
+     *     {@code maxTokens}
+     */
+    public Request(String requestId, long arrivalTime, int numPromptTokens, int maxTokens) {
         if (requestId == null || requestId.isEmpty()) {
             throw new IllegalArgumentException("request_id must be a non-empty string, got " + (requestId == null ? "null" : "\"\""));
+        }
+        if (numPromptTokens < 0) {
+            throw new IllegalArgumentException("num_prompt_tokens must be >= 0, got " + numPromptTokens + " for request " + requestId);
         }
         if (maxTokens <= 0) {
             throw new IllegalArgumentException("max_tokens must be positive, got " + maxTokens + " for request " + requestId);
         }
         this.requestId = requestId;
         this.arrivalTime = arrivalTime;
+        this.numPromptTokens = numPromptTokens;
         this.maxTokens = maxTokens;
     }
 
@@ -36,6 +52,10 @@ public final class Request {
 
     public long arrivalTime() {
         return arrivalTime;
+    }
+
+    public int numPromptTokens() {
+        return numPromptTokens;
     }
 
     public int maxTokens() {
@@ -50,6 +70,7 @@ public final class Request {
         this.status = Objects.requireNonNull(status, "status");
     }
 
+    /** {@code Request.is_finished()}. */
     public boolean isFinished() {
         return status.isFinished();
     }
@@ -62,12 +83,35 @@ public final class Request {
         numComputedTokens += n;
     }
 
+    void setNumComputedTokens(int n) {
+        numComputedTokens = n;
+    }
+
+    /** Prompt tokens not yet computed; 0 once the request decodes. */
+    int numPromptTokensToCompute() {
+        return Math.max(0, numPromptTokens - numComputedTokens);
+    }
+
     public int numOutputTokens() {
         return numOutputTokens;
     }
 
     void appendOutputToken() {
         numOutputTokens++;
+    }
+
+    public int numOutputPlaceholders() {
+        return numOutputPlaceholders;
+    }
+
+    void addOutputPlaceholder() {
+        numOutputPlaceholders++;
+    }
+
+    void removeOutputPlaceholder() {
+        if (numOutputPlaceholders > 0) {
+            numOutputPlaceholders--;
+        }
     }
 
     /** How often {@code _free_request} ran for this object (contract: at most once). */

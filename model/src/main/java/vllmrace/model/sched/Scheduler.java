@@ -9,33 +9,71 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
+import vllmrace.model.connector.KvConnectorBaseV1;
+import vllmrace.model.connector.KvConnectorOutput;
+import vllmrace.model.connector.MatchedTokens;
+import vllmrace.model.connector.RequestFinishedResult;
+import vllmrace.model.connector.PendingTransfers;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.detect.ViolationLog;
 import vllmrace.model.engine.EngineCoreOutput;
 import vllmrace.model.fix.Fix;
 import vllmrace.model.fix.FixSet;
+import vllmrace.model.kv.KvCacheBlock;
+import vllmrace.model.kv.KvCacheManager;
 
 /**
- * Mirrors {@code vllm/v1/core/sched/scheduler.py}, {@code Scheduler} (commit 00024d31 for the request map;
- * 2025-H1 for {@code add_request}, which overwrote a duplicate id instead of asserting).
+ * Mirrors {@code vllm/v1/core/sched/scheduler.py}, {@code Scheduler} (commit 00024d31 for the request map and
+ * the KV-connector paths; 2025-H1 for {@code add_request}, which overwrote a duplicate id instead of asserting),
+ * with the async scheduler's output placeholders ({@code vllm/v1/core/sched/async_scheduler.py}).
+ *
+ * <p>Each upstream fix of reference §2 is a {@link Fix} switch read at the one place its code path differs:
+ * {@link Fix#IS_FINISHED_GUARD} in {@link #updateFromOutput}, {@link Fix#SKIP_ABORT_OF_FINISHED},
+ * {@link Fix#DELAY_FREE_ABORTED_LOAD} and {@link Fix#DELAY_FREE_UNLESS_RECVED} in {@link #finishRequests} (and
+ * the release half of #32255 in {@link #updateFromKvXferFinished}).
+ *
+ * <p>Race consequences are recorded in the {@link ViolationLog}, never thrown: a second {@code _free_request}
+ * (SC1), {@code _free_blocks} of a missing id or a transfer report for one (SC2; upstream KeyError / assert,
+ * EngineCore dies), a model output applied to a finished request (SC3), a delay-freed request that nothing
+ * will release (SC5, {@link #checkDelayFreedReleasable}). Caller errors (null, a non-finished status for
+ * {@code finish_requests}) throw before any state changes.
  *
  * <p>Upstream runs the scheduler on the EngineCore busy-loop thread only; the model serialises every public
- * method on {@code this} so JCStress actors and Lincheck threads may drive it directly.
+ * method on {@code this} so harness threads may drive it directly.
  */
 public final class Scheduler {
     private final FixSet fixes;
     private final ViolationLog violations;
+    private final KvCacheManager kvCacheManager;
+    private final KvConnectorBaseV1 connector;
 
     private final Map<String, Request> requests = new LinkedHashMap<>();
     private final Deque<Request> waiting = new ArrayDeque<>();
     private final List<Request> running = new ArrayList<>();
     private Set<String> finishedReqIds = new LinkedHashSet<>();
+    private final Set<String> finishedRecvingKvReqIds = new LinkedHashSet<>();
+    private final Set<String> failedRecvingKvReqIds = new LinkedHashSet<>();
     private long stepCounter;
 
+    /** A scheduler without KV-cache accounting or connector (the frontend model's engine). */
     public Scheduler(FixSet fixes, ViolationLog violations) {
+        this(fixes, violations, null, null);
+    }
+
+    /**
+     * @param kvCacheManager the KV-cache manager, or null for no block accounting
+     * @param connector      the scheduler-side KV connector ({@code self.connector}), or null
+     */
+    public Scheduler(FixSet fixes, ViolationLog violations, KvCacheManager kvCacheManager, KvConnectorBaseV1 connector) {
         this.fixes = Objects.requireNonNull(fixes, "fixes");
         this.violations = Objects.requireNonNull(violations, "violations");
+        this.kvCacheManager = kvCacheManager;
+        this.connector = connector;
+        if (connector != null && kvCacheManager == null) {
+            throw new IllegalArgumentException("a KV connector needs a KV-cache manager");
+        }
     }
 
     /**
@@ -43,6 +81,8 @@ public final class Scheduler {
      * {@code requests[id]} with no duplicate check; current upstream asserts instead. Either way a second
      * request under a held id is the race's finding, so the detector records it and the model goes on as
      * 2025-H1 did.
+     *
+     * @throws NullPointerException for a null request (nothing changes)
      */
     public synchronized void addRequest(Request request) {
         Objects.requireNonNull(request, "request");
@@ -56,22 +96,33 @@ public final class Scheduler {
     }
 
     /**
-     * {@code Scheduler.finish_requests(request_ids, finished_status)}: the abort path. Unknown ids are skipped
-     * (upstream is idempotent: a request may finish while its abort is in flight). Without #25067 an
-     * already-finished request is finished again.
+     * {@code Scheduler.finish_requests(request_ids, finished_status)}: the abort path. Documented no-ops, as
+     * upstream: an unknown id (the request finished and was freed while its abort was in flight, or was never
+     * added), and, with {@link Fix#SKIP_ABORT_OF_FINISHED} (#25067), an already-finished request, so a double
+     * abort changes nothing. An id named twice in one call is finished once (upstream takes {@code set(request_ids)}).
+     * Without #25067 a finished request is finished again ({@code _free_request} twice).
+     *
+     * <p>Second pass, #32255: an aborted {@code WAITING_FOR_REMOTE_KVS} request has an async load writing into its
+     * blocks, so with {@link Fix#DELAY_FREE_ABORTED_LOAD} its blocks are freed only by its
+     * {@code finished_recving}; with {@link Fix#DELAY_FREE_UNLESS_RECVED} (the review's refinement) not when that
+     * report already arrived, since no second one will come.
      *
      * @return the ids this call finished
      * @throws IllegalArgumentException if {@code finishedStatus} is not a finished status (upstream asserts)
+     * @throws NullPointerException for null ids or status (nothing changes)
      */
     public synchronized List<String> finishRequests(Collection<String> requestIds, RequestStatus finishedStatus) {
         Objects.requireNonNull(requestIds, "requestIds");
         if (!RequestStatus.isFinished(Objects.requireNonNull(finishedStatus, "finishedStatus"))) {
             throw new IllegalArgumentException("finish_requests needs a finished status, got " + finishedStatus);
         }
+        for (String id : requestIds) {
+            Objects.requireNonNull(id, "a request id to finish is null");
+        }
         List<Request> valid = new ArrayList<>();
         for (String id : requestIds) {
             Request request = requests.get(id);
-            if (request == null) {
+            if (request == null || valid.contains(request)) {
                 continue;
             }
             if (request.isFinished() && fixes.isOn(Fix.SKIP_ABORT_OF_FINISHED)) {
@@ -83,36 +134,136 @@ public final class Scheduler {
         waiting.removeAll(valid);
         List<String> finished = new ArrayList<>();
         for (Request request : valid) {
+            boolean delayFreeBlocks = false;
+            if (fixes.isOn(Fix.DELAY_FREE_ABORTED_LOAD)) {
+                delayFreeBlocks = request.status() == RequestStatus.WAITING_FOR_REMOTE_KVS
+                        && !(fixes.isOn(Fix.DELAY_FREE_UNLESS_RECVED) && finishedRecvingKvReqIds.contains(request.requestId()));
+                finishedRecvingKvReqIds.remove(request.requestId());
+                failedRecvingKvReqIds.remove(request.requestId());
+            }
             request.setStatus(finishedStatus);
-            freeRequest(request);
+            freeRequest(request, delayFreeBlocks);
             finished.add(request.requestId());
         }
         return finished;
     }
 
+    /** {@code Scheduler.has_requests()}: unfinished requests, finished ids to ship, or delay-freed requests (#43433). */
+    public synchronized boolean hasRequests() {
+        return !waiting.isEmpty() || !running.isEmpty() || !finishedReqIds.isEmpty() || !requests.isEmpty();
+    }
+
     /**
-     * {@code Scheduler.schedule()}: waiting requests start running; every running request is scheduled one
-     * token. Ships {@code finished_req_ids} and starts a new set ({@code _update_after_schedule}).
+     * {@code Scheduler.schedule()}. Running requests first: each gets its remaining prompt tokens, or one decode
+     * token; the async scheduler skips a request whose placeholders already reach {@code max_tokens}. Then
+     * waiting requests: a {@code WAITING_FOR_REMOTE_KVS} request is promoted only once its {@code finished_recving}
+     * arrived ({@code _update_waiting_for_remote_kv}); a new request asks the connector for external tokens, and an
+     * async load allocates the blocks, starts the load ({@code update_state_after_alloc}) and parks the request
+     * in {@code WAITING_FOR_REMOTE_KVS}. A request whose blocks cannot be allocated waits (no preemption modelled).
+     * Finally ships {@code finished_req_ids} and starts a new set ({@code _update_after_schedule}).
      */
     public synchronized SchedulerOutput schedule() {
-        while (!waiting.isEmpty()) {
-            Request request = waiting.poll();
-            request.setStatus(RequestStatus.RUNNING);
-            running.add(request);
-        }
         Map<String, Integer> numScheduledTokens = new LinkedHashMap<>();
         for (Request request : running) {
-            numScheduledTokens.put(request.requestId(), 1);
-            request.addComputedTokens(1);
+            if (request.numOutputTokens() + request.numOutputPlaceholders() >= request.maxTokens()) {
+                continue; // AsyncScheduler: the previous step already reaches max_tokens
+            }
+            int n = numTokensToSchedule(request);
+            if (allocateSlots(request, n)) {
+                numScheduledTokens.put(request.requestId(), n);
+            }
+        }
+        Deque<Request> skippedWaiting = new ArrayDeque<>();
+        while (!waiting.isEmpty()) {
+            Request request = waiting.peekFirst();
+            if (request.status() == RequestStatus.WAITING_FOR_REMOTE_KVS) {
+                if (!updateWaitingForRemoteKv(request)) {
+                    skippedWaiting.add(waiting.pollFirst());
+                    continue;
+                }
+                request.setStatus(RequestStatus.WAITING);
+            } else if (connector != null && request.numComputedTokens() == 0) {
+                MatchedTokens matched = connector.getNumNewMatchedTokens(request, request.numComputedTokens());
+                if (matched.numExternalTokens() == null) {
+                    skippedWaiting.add(waiting.pollFirst()); // ask again later
+                    continue;
+                }
+                if (matched.loadKvAsync()) {
+                    int ext = matched.numExternalTokens();
+                    Optional<List<Integer>> blocks = allocateBlocksFor(request.requestId(), ext);
+                    if (blocks.isEmpty()) {
+                        break;
+                    }
+                    connector.updateStateAfterAlloc(request, kvCacheManager.getBlockIds(request.requestId()), ext);
+                    request.setStatus(RequestStatus.WAITING_FOR_REMOTE_KVS);
+                    skippedWaiting.add(waiting.pollFirst());
+                    continue;
+                }
+            }
+            int n = numTokensToSchedule(request);
+            if (!allocateSlots(request, n)) {
+                break;
+            }
+            waiting.pollFirst();
+            request.setStatus(RequestStatus.RUNNING);
+            running.add(request);
+            numScheduledTokens.put(request.requestId(), n);
+        }
+        while (!skippedWaiting.isEmpty()) {
+            waiting.addFirst(skippedWaiting.pollLast());
         }
         SchedulerOutput out = new SchedulerOutput(++stepCounter, numScheduledTokens, finishedReqIds);
-        finishedReqIds = new LinkedHashSet<>();
+        updateAfterSchedule(out);
         return out;
     }
 
     /**
-     * {@code Scheduler.update_from_output}: appends each scheduled request's sampled token, runs the stop
-     * check, frees stopped requests, and returns their outputs.
+     * {@code _update_after_schedule}: {@code requests[id].num_computed_tokens += n}, placeholders, new finished set.
+     * The lookup is unchecked upstream (#42157): a scheduled id no longer in {@code requests} raises KeyError on the
+     * busy loop, which the model records as an engine assert and skips.
+     */
+    private void updateAfterSchedule(SchedulerOutput out) {
+        for (Map.Entry<String, Integer> scheduled : out.numScheduledTokens().entrySet()) {
+            Request request = requests.get(scheduled.getKey());
+            if (request == null) {
+                violations.record(ViolationKind.ENGINE_ASSERT, scheduled.getKey(),
+                        "_update_after_schedule: requests[" + scheduled.getKey() + "] raises KeyError (#42157)");
+                continue;
+            }
+            request.addComputedTokens(scheduled.getValue());
+            request.addOutputPlaceholder();
+        }
+        finishedReqIds = new LinkedHashSet<>();
+    }
+
+    /**
+     * {@code _update_waiting_for_remote_kv}: ready only once {@code finished_recving} arrived. A failed load
+     * ({@code failed_recving_kv_req_ids}) frees the blocks and recomputes the prompt locally; otherwise the loaded
+     * tokens count as computed, minus one when the whole prompt was loaded (one token must run to sample).
+     */
+    private boolean updateWaitingForRemoteKv(Request request) {
+        String id = request.requestId();
+        if (!finishedRecvingKvReqIds.contains(id)) {
+            return false;
+        }
+        if (failedRecvingKvReqIds.remove(id)) {
+            kvCacheManager.free(id);
+            request.setNumComputedTokens(0);
+        } else {
+            int loaded = Math.min(kvCacheManager.numBlocks(id) * blockSize(), request.numPromptTokens());
+            request.setNumComputedTokens(loaded >= request.numPromptTokens() && loaded > 0 ? loaded - 1 : loaded);
+        }
+        finishedRecvingKvReqIds.remove(id);
+        return true;
+    }
+
+    /**
+     * {@code Scheduler.update_from_output}: for each scheduled request, skip it when it is gone ({@code None}:
+     * aborted and freed while the model ran it) or, with {@link Fix#IS_FINISHED_GUARD} (#33377), when it is
+     * already finished; append the sampled token, run the stop check, and free stopped requests. Then the
+     * connector's transfer reports ({@code _update_from_kv_xfer_finished}).
+     *
+     * @throws NullPointerException for null arguments (nothing changes)
      */
     public synchronized List<EngineCoreOutput> updateFromOutput(SchedulerOutput schedulerOutput, ModelRunnerOutput modelRunnerOutput) {
         Objects.requireNonNull(schedulerOutput, "schedulerOutput");
@@ -131,38 +282,219 @@ public final class Scheduler {
                 violations.record(ViolationKind.OUTPUT_FOR_FINISHED_REQUEST, request.requestId(),
                         "update_from_output(step " + schedulerOutput.step() + ") appends a token to " + request);
             }
+            if (!modelRunnerOutput.reqIds().contains(request.requestId())) {
+                continue;
+            }
+            request.removeOutputPlaceholder();
             request.appendOutputToken();
             String finishReason = null;
-            if (request.numOutputTokens() >= request.maxTokens()) {
-                request.setStatus(RequestStatus.FINISHED_LENGTH_CAPPED);
+            if (checkStop(request)) {
                 finishReason = "length";
                 stopped.add(request);
-                freeRequest(request);
+                freeRequest(request, false);
             }
             outputs.add(new EngineCoreOutput(request.requestId(), request.arrivalTime(), 1, finishReason));
         }
         running.removeAll(stopped);
         waiting.removeAll(stopped);
+        updateFromKvXferFinished(modelRunnerOutput.kvConnectorOutput());
         return outputs;
     }
 
-    /** {@code Scheduler._free_request}: contract says it runs at most once per request. */
-    private void freeRequest(Request request) {
+    /** {@code check_stop}: the model stops by length only. */
+    private static boolean checkStop(Request request) {
+        if (request.numOutputTokens() >= request.maxTokens()) {
+            request.setStatus(RequestStatus.FINISHED_LENGTH_CAPPED);
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * {@code _update_from_kv_xfer_finished}, with upstream's asserts recorded instead of raised.
+     * {@code finished_recving}: with #32255 ({@link Fix#DELAY_FREE_ABORTED_LOAD}) {@code assert req_id in
+     * self.requests}; a waiting request is marked ready, a finished (aborted, delay-freed) one is freed, anything
+     * else fails {@code assert RequestStatus.is_finished}; before #32255 the id is just added to
+     * {@code finished_recving_kv_req_ids}. {@code finished_sending}: {@code assert req_id in self.requests}, then
+     * {@code _free_blocks}.
+     */
+    private void updateFromKvXferFinished(KvConnectorOutput kvConnectorOutput) {
+        if (connector != null) {
+            connector.updateConnectorOutput(kvConnectorOutput);
+        }
+        markFailedLoads(kvConnectorOutput);
+        for (String id : KvConnectorOutput.sorted(kvConnectorOutput.finishedRecving())) {
+            if (!fixes.isOn(Fix.DELAY_FREE_ABORTED_LOAD)) {
+                finishedRecvingKvReqIds.add(id);
+                continue;
+            }
+            Request request = requests.get(id);
+            if (request == null || (!request.isFinished() && request.status() != RequestStatus.WAITING_FOR_REMOTE_KVS)) {
+                if (fixes.isOn(Fix.SCHEDULER_SKIP_LATE_REPORT)) {
+                    continue; // seed 003 (3): logger.warning and skip a late report
+                }
+            }
+            if (request == null) {
+                violations.record(ViolationKind.LATE_TRANSFER_REPORT, id,
+                        "finished_recving(" + id + "): assert req_id in self.requests fails, EngineCore dies");
+            } else if (request.status() == RequestStatus.WAITING_FOR_REMOTE_KVS) {
+                finishedRecvingKvReqIds.add(id);
+            } else if (!request.isFinished()) {
+                violations.record(ViolationKind.ENGINE_ASSERT, id,
+                        "finished_recving(" + id + ") for " + request + ": assert RequestStatus.is_finished fails");
+            } else {
+                freeBlocks(request);
+            }
+        }
+        for (String id : KvConnectorOutput.sorted(kvConnectorOutput.finishedSending())) {
+            Request request = requests.get(id);
+            if (request == null) {
+                if (fixes.isOn(Fix.SCHEDULER_SKIP_LATE_REPORT)) {
+                    continue; // seed 003 (3): logger.warning and skip a late report
+                }
+                violations.record(ViolationKind.LATE_TRANSFER_REPORT, id,
+                        "finished_sending(" + id + "): assert req_id in self.requests fails, EngineCore dies");
+                continue;
+            }
+            freeBlocks(request);
+        }
+    }
+
+    /** {@code _update_requests_with_invalid_blocks}, for async loads only: the owner of a failed block is marked. */
+    private void markFailedLoads(KvConnectorOutput kvConnectorOutput) {
+        if (kvConnectorOutput.invalidBlockIds().isEmpty()) {
+            return;
+        }
+        for (Request request : requests.values()) {
+            if (request.status() == RequestStatus.WAITING_FOR_REMOTE_KVS) {
+                for (Integer blockId : kvCacheManager.getBlockIds(request.requestId())) {
+                    if (kvConnectorOutput.invalidBlockIds().contains(blockId)) {
+                        failedRecvingKvReqIds.add(request.requestId());
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * {@code Scheduler._free_request(request, delay_free_blocks)}: contract says it runs at most once per request
+     * (SC1). Asks the connector ({@code _connector_finished} → {@code request_finished}), ships the id in the next
+     * {@code finished_req_ids}, and frees the blocks now unless the scheduler or the connector delays it.
+     */
+    private Map<String, Object> freeRequest(Request request, boolean delayFreeBlocks) {
         request.countFreeRequestCall();
         if (request.numFreeRequestCalls() > 1) {
             violations.record(ViolationKind.DOUBLE_FREE_REQUEST, request.requestId(),
-                    "_free_request ran " + request.numFreeRequestCalls() + " times for " + request);
+                    "_free_request ran " + request.numFreeRequestCalls() + " times for " + request
+                            + (connector == null ? "" : ", so connector.request_finished did too"));
         }
+        RequestFinishedResult connectorResult = connectorFinished(request);
         finishedReqIds.add(request.requestId());
-        freeBlocks(request);
+        if (!(delayFreeBlocks || connectorResult.delayFreeBlocks())) {
+            freeBlocks(request);
+        }
+        return connectorResult.kvTransferParams();
     }
 
-    /** {@code Scheduler._free_blocks}: {@code del self.requests[id]}, a KeyError when the id is gone. */
+    /** {@code _connector_finished}: {@code request_finished(request, block_ids)}, or {@code (False, None)} without a connector. */
+    private RequestFinishedResult connectorFinished(Request request) {
+        if (connector == null) {
+            return RequestFinishedResult.FREE_NOW;
+        }
+        return connector.requestFinished(request, kvCacheManager.getBlockIds(request.requestId()));
+    }
+
+    /**
+     * {@code Scheduler._free_blocks}: {@code kv_cache_manager.free(request)}, then {@code del self.requests[id]}:
+     * a KeyError (SC2) when the id is gone.
+     */
     private void freeBlocks(Request request) {
-        if (requests.remove(request.requestId()) == null) {
+        if (!requests.containsKey(request.requestId())) {
             violations.record(ViolationKind.FREE_BLOCKS_OF_MISSING_REQUEST, request.requestId(),
                     "_free_blocks(" + request + "): del requests[id] raises KeyError");
+            return;
         }
+        if (kvCacheManager != null) {
+            kvCacheManager.free(request.requestId());
+        }
+        requests.remove(request.requestId());
+    }
+
+    /** Prompt tokens still to compute, or one decode token. */
+    private static int numTokensToSchedule(Request request) {
+        return Math.max(1, request.numPromptTokensToCompute());
+    }
+
+    /** {@code kv_cache_manager.allocate_slots} for {@code n} more tokens; false (upstream None) when the pool is short. */
+    private boolean allocateSlots(Request request, int n) {
+        if (kvCacheManager == null) {
+            return true;
+        }
+        return allocateBlocksFor(request.requestId(), request.numComputedTokens() + n).isPresent();
+    }
+
+    /** Tops the request's blocks up to hold {@code totalTokens}. */
+    private Optional<List<Integer>> allocateBlocksFor(String requestId, int totalTokens) {
+        int bs = blockSize();
+        int needed = (totalTokens + bs - 1) / bs - kvCacheManager.numBlocks(requestId);
+        if (needed <= 0) {
+            return Optional.of(List.of());
+        }
+        return kvCacheManager.allocateSlots(requestId, needed * bs).map(blocks -> blocks.stream().map(KvCacheBlock::blockId).toList());
+    }
+
+    private int blockSize() {
+        return kvCacheManager.blockSize();
+    }
+
+    /**
+     * SC5 detector: every finished request still in {@code requests} (its free was delayed) must have exactly one
+     * releasing event to come: a connector transfer of its id in flight or not yet reported. Each one without is
+     * recorded as {@link ViolationKind#DELAY_FREED_NEVER_RELEASED}.
+     *
+     * @return the ids recorded
+     */
+    public synchronized List<String> checkDelayFreedReleasable() {
+        List<String> stuck = unreleasableDelayFreed();
+        for (String id : stuck) {
+            violations.record(ViolationKind.DELAY_FREED_NEVER_RELEASED, id,
+                    requests.get(id) + " is finished and still holds " + (kvCacheManager == null ? 0 : kvCacheManager.numBlocks(id))
+                            + " block(s), but no transfer of it is in flight or unreported: nothing will free it");
+        }
+        return stuck;
+    }
+
+    /** The finished requests in {@code requests} that no future event will free (see {@link #checkDelayFreedReleasable}). */
+    public synchronized List<String> unreleasableDelayFreed() {
+        List<String> stuck = new ArrayList<>();
+        for (Request request : requests.values()) {
+            if (request.isFinished() && !hasPendingTransfer(request.requestId())) {
+                stuck.add(request.requestId());
+            }
+        }
+        return stuck;
+    }
+
+    /**
+     * SC5 at quiescence: delay-freed requests nothing will release ({@link #checkDelayFreedReleasable}), then
+     * blocks held by no unfinished request and no in-flight load ({@link KvCacheManager#checkNoLeak}).
+     */
+    public synchronized void checkQuiescence() {
+        checkDelayFreedReleasable();
+        if (kvCacheManager == null) {
+            return;
+        }
+        List<String> live = new ArrayList<>();
+        for (Request request : requests.values()) {
+            if (!request.isFinished() || hasPendingTransfer(request.requestId())) {
+                live.add(request.requestId());
+            }
+        }
+        kvCacheManager.checkNoLeak(live, connector instanceof PendingTransfers t ? t.inFlightLoadTargets() : List.of());
+    }
+
+    private boolean hasPendingTransfer(String requestId) {
+        return connector instanceof PendingTransfers t && t.hasPendingTransfer(requestId);
     }
 
     /** {@code self.requests.get(id)}. */
@@ -180,5 +512,32 @@ public final class Scheduler {
 
     public synchronized List<Request> waitingSnapshot() {
         return List.copyOf(waiting);
+    }
+
+    /** {@code finished_req_ids}: finished since the last schedule. */
+    public synchronized Set<String> finishedReqIds() {
+        return Set.copyOf(finishedReqIds);
+    }
+
+    /** {@code finished_recving_kv_req_ids}: async loads reported complete, not yet promoted. */
+    public synchronized Set<String> finishedRecvingKvReqIds() {
+        return Set.copyOf(finishedRecvingKvReqIds);
+    }
+
+    /** {@code failed_recving_kv_req_ids}: async loads whose blocks failed. */
+    public synchronized Set<String> failedRecvingKvReqIds() {
+        return Set.copyOf(failedRecvingKvReqIds);
+    }
+
+    public FixSet fixes() {
+        return fixes;
+    }
+
+    public KvCacheManager kvCacheManager() {
+        return kvCacheManager;
+    }
+
+    public KvConnectorBaseV1 connector() {
+        return connector;
     }
 }

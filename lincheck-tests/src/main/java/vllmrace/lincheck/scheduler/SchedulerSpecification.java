@@ -1,0 +1,188 @@
+package vllmrace.lincheck.scheduler;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The sequential specification of {@link SchedulerOperations}: the request lifecycle the fixes promise, as plain
+ * state, one operation at a time. A request is added, scheduled, and either finishes by length in the
+ * {@code update_from_output} of the step it ran in, or is aborted: an ABORT received before that update always
+ * wins (#29987), and an aborted or finished request is never processed again (#33377, #25067). Resources are
+ * released exactly once: at once, or by the one transfer that still uses them: a save of r0 (reported after the
+ * worker saw r0 in {@code finished_req_ids}), the load of r1 if it was aborted mid-load (#32255), but not when its
+ * load had already been reported (the #32255 review).
+ */
+public class SchedulerSpecification {
+    private enum Phase { WAITING, LOADING, LOADED, RUNNING, FINISHED }
+
+    private enum Load { NONE, IN_FLIGHT, DONE, REPORTED }
+
+    private enum Next { INPUT, SCHEDULE, UPDATE }
+
+    private static final class Req {
+        final boolean remote;
+        Phase phase = Phase.WAITING;
+        boolean present = true;
+        boolean hasBlocks;
+
+        Req(boolean remote) {
+            this.remote = remote;
+        }
+    }
+
+    private record Batch(List<String> ids, Set<String> finishedReqIds) {
+    }
+
+    private final boolean[] added = new boolean[2];
+    private final Map<String, Req> requests = new LinkedHashMap<>();
+    private final Deque<String[]> inputQueue = new ArrayDeque<>();
+    private final List<String> abortsQueue = new ArrayList<>();
+    private final Deque<Batch> batchQueue = new ArrayDeque<>();
+    private final Set<String> finishedReqIds = new LinkedHashSet<>();
+    private final Set<String> seenByWorker = new HashSet<>();
+    private final Map<String, Boolean> saves = new LinkedHashMap<>(); // id -> done
+    private Load load = Load.NONE;
+    private Next next = Next.INPUT;
+    private boolean blocks;
+
+    public boolean addRequest(int id) {
+        if (added[id]) {
+            return false;
+        }
+        added[id] = true;
+        inputQueue.add(new String[] {"ADD", SchedulerOperations.requestId(id)});
+        return true;
+    }
+
+    public void abort(int id) {
+        if (added[id]) {
+            String requestId = SchedulerOperations.requestId(id);
+            inputQueue.add(new String[] {"ABORT", requestId});
+            abortsQueue.add(requestId);
+        }
+    }
+
+    public String busyLoopStep() {
+        switch (next) {
+            case INPUT -> {
+                next = Next.SCHEDULE;
+                while (!inputQueue.isEmpty()) {
+                    String[] message = inputQueue.poll();
+                    if (message[0].equals("ADD")) {
+                        requests.put(message[1], new Req(message[1].equals(SchedulerOperations.REMOTE_ID)));
+                    } else {
+                        abortRequest(message[1]);
+                    }
+                }
+                return "input";
+            }
+            case SCHEDULE -> {
+                next = Next.UPDATE;
+                if (requests.values().stream().noneMatch(r -> r.present) && finishedReqIds.isEmpty()) {
+                    blocks = !batchQueue.isEmpty();
+                    return "schedule -";
+                }
+                List<String> ids = new ArrayList<>();
+                for (Map.Entry<String, Req> e : requests.entrySet()) {
+                    Req r = e.getValue();
+                    if (!r.present) {
+                        continue;
+                    }
+                    if (r.phase == Phase.WAITING && r.remote) {
+                        r.phase = Phase.LOADING;
+                        r.hasBlocks = true;
+                        load = Load.IN_FLIGHT;
+                    } else if (r.phase == Phase.WAITING || r.phase == Phase.LOADED) {
+                        r.phase = Phase.RUNNING;
+                        r.hasBlocks = true;
+                        ids.add(e.getKey());
+                    }
+                }
+                batchQueue.addFirst(new Batch(ids, new LinkedHashSet<>(finishedReqIds)));
+                finishedReqIds.clear();
+                blocks = !(!ids.isEmpty() && batchQueue.size() < 2);
+                return "schedule " + new TreeSet<>(ids);
+            }
+            default -> {
+                next = Next.INPUT;
+                if (!blocks) {
+                    return "update -";
+                }
+                Batch batch = batchQueue.pollLast();
+                // the worker's get_finished for this step
+                seenByWorker.addAll(batch.finishedReqIds());
+                boolean recv = load == Load.DONE;
+                if (recv) {
+                    load = Load.REPORTED;
+                }
+                List<String> sent = new ArrayList<>();
+                for (Map.Entry<String, Boolean> save : saves.entrySet()) {
+                    if (save.getValue() && seenByWorker.contains(save.getKey())) {
+                        sent.add(save.getKey());
+                    }
+                }
+                sent.forEach(saves::remove);
+                // _process_aborts_queue, then update_from_output
+                abortsQueue.forEach(this::abortRequest);
+                abortsQueue.clear();
+                TreeSet<String> finished = new TreeSet<>();
+                for (String id : batch.ids()) {
+                    Req r = requests.get(id);
+                    if (r.present && r.phase == Phase.RUNNING) {
+                        r.phase = Phase.FINISHED;
+                        finished.add(id + ":length");
+                        freeRequest(id, r, false);
+                    }
+                }
+                if (recv) {
+                    Req r = requests.get(SchedulerOperations.REMOTE_ID);
+                    if (r.phase == Phase.LOADING) {
+                        r.phase = Phase.LOADED;
+                    } else if (r.phase == Phase.FINISHED) {
+                        r.present = false;
+                    }
+                }
+                sent.forEach(id -> requests.get(id).present = false);
+                return "update " + finished;
+            }
+        }
+    }
+
+    public void transfersComplete() {
+        if (load == Load.IN_FLIGHT) {
+            load = Load.DONE;
+        }
+        saves.replaceAll((id, done) -> true);
+    }
+
+    /** An abort wins over everything but an earlier finish; an aborted load keeps its blocks until reported. */
+    private void abortRequest(String id) {
+        Req r = requests.get(id);
+        if (r == null || !r.present || r.phase == Phase.FINISHED) {
+            return;
+        }
+        boolean loadStillWriting = r.phase == Phase.LOADING;
+        r.phase = Phase.FINISHED;
+        freeRequest(id, r, loadStillWriting);
+    }
+
+    /** Released at once, unless r0's blocks are being saved or r1's load still writes them. */
+    private void freeRequest(String id, Req r, boolean loadStillWriting) {
+        finishedReqIds.add(id);
+        boolean saving = !r.remote && r.hasBlocks;
+        if (saving) {
+            saves.put(id, false);
+        }
+        if (!(saving || loadStillWriting)) {
+            r.present = false;
+        }
+    }
+}

@@ -1,0 +1,37 @@
+package vllmrace.model.connector;
+
+import java.util.List;
+import vllmrace.model.sched.Request;
+
+/**
+ * The scheduler-role half of the KV-connector contract. Mirrors
+ * {@code vllm/distributed/kv_transfer/kv_connector/v1/base.py} (commit 13f4ad0f), {@code KVConnectorBase_V1}:
+ * {@code get_num_new_matched_tokens}, {@code update_state_after_alloc}, {@code request_finished} and
+ * {@code update_connector_output}. Called only from the {@code Scheduler}, i.e. on the EngineCore busy loop.
+ */
+public interface KvConnectorBaseV1 {
+
+    /**
+     * {@code get_num_new_matched_tokens(request, num_computed_tokens)}: how many tokens beyond the local prefix
+     * the connector can supply, and whether it loads them asynchronously. "Might be called multiple times for a
+     * given request and should be side-effect free."
+     */
+    MatchedTokens getNumNewMatchedTokens(Request request, int numComputedTokens);
+
+    /**
+     * {@code update_state_after_alloc(request, blocks, num_external_tokens)}: the scheduler allocated
+     * {@code blockIds} for the request; a connector that reported an async load starts it into those blocks.
+     */
+    void updateStateAfterAlloc(Request request, List<Integer> blockIds, int numExternalTokens);
+
+    /**
+     * {@code request_finished(request, block_ids) -> (delay_free_blocks, kv_transfer_params)}. Contract: "Called
+     * exactly once when a request has finished, before its blocks are freed." Returning {@code delayFreeBlocks}
+     * means the blocks are being saved/sent asynchronously and must not be freed until the id comes back in
+     * {@code finished_sending}.
+     */
+    RequestFinishedResult requestFinished(Request request, List<Integer> blockIds);
+
+    /** {@code update_connector_output(kv_connector_output)}: the workers' aggregated report of this step. */
+    void updateConnectorOutput(KvConnectorOutput kvConnectorOutput);
+}

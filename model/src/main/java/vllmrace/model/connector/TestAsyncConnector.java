@@ -1,0 +1,246 @@
+package vllmrace.model.connector;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import vllmrace.model.kv.KvCacheManager;
+import vllmrace.model.kv.TransferTarget;
+import vllmrace.model.sched.Request;
+import vllmrace.model.sched.RequestStatus;
+
+/**
+ * A KV connector, both roles, whose async loads and saves complete only when the scenario says so
+ * ({@link #completeLoad}, {@link #completeSave}, {@link #finishInFlightTransfers}). Shaped after the
+ * connectors of reference §3: the decision in {@link #requestFinished} follows a {@link SavePolicy} taken from
+ * {@code nixl/pull_scheduler.py}, {@code NixlPullConnectorScheduler.request_finished} (decode side: never;
+ * prefill side: only for a normal finish) or from a connector that async-saves every finished request (the
+ * LMCache case of #33377). Upstream the two roles are separate objects that talk through connector metadata;
+ * here they share state, and the worker honours the contract's ordering: a save is reported only after the
+ * worker saw its id in {@code finished_req_ids} (CN2), and each transfer is reported exactly once.
+ *
+ * <p>An async load snapshots its destination blocks when it starts ({@link KvCacheManager#beginTransfer}) and
+ * writes them when it completes ({@link KvCacheManager#completeWrite}): a load landing in blocks the request no
+ * longer owns is recorded by the KV detector (SC4).
+ *
+ * <p>Thread-safe: every method is synchronized on the connector.
+ */
+public final class TestAsyncConnector implements KvConnectorBaseV1, KvConnectorWorker, PendingTransfers {
+
+    /** When {@code request_finished} asks to delay the free (an async save/send of the blocks). */
+    public enum SavePolicy {
+        /** NIXL decode side without bidirectional transfer: {@code (False, None)}, the blocks are never taken over. */
+        NEVER,
+        /** NIXL prefill side: only a normal finish (FINISHED_STOPPED, FINISHED_LENGTH_CAPPED) is sent to the decoder. */
+        ON_SUCCESS,
+        /** A connector that async-saves every finished request, aborted ones included (LMCache; #33377). */
+        ALWAYS
+    }
+
+    private static final class Transfer {
+        final String requestId;
+        final TransferTarget target; // loads only
+        boolean done;
+        boolean failed;
+
+        Transfer(String requestId, TransferTarget target) {
+            this.requestId = requestId;
+            this.target = target;
+        }
+    }
+
+    private final KvCacheManager kvCacheManager;
+    private final SavePolicy savePolicy;
+    private final Map<String, Integer> remotePrefill = new HashMap<>();
+    private final Map<String, Transfer> loads = new LinkedHashMap<>();
+    private final List<Transfer> saves = new ArrayList<>();
+    private final Set<String> seenFinished = new HashSet<>();
+    private final Map<String, Integer> requestFinishedCalls = new HashMap<>();
+    private final Map<String, SavePolicy> savePolicyOverrides = new HashMap<>();
+
+    public TestAsyncConnector(KvCacheManager kvCacheManager, SavePolicy savePolicy) {
+        this.kvCacheManager = Objects.requireNonNull(kvCacheManager, "kvCacheManager");
+        this.savePolicy = Objects.requireNonNull(savePolicy, "savePolicy");
+    }
+
+    /**
+     * Scenario set-up: the first {@code numTokens} tokens of {@code requestId}'s prompt are on a remote
+     * instance ({@code kv_transfer_params.do_remote_prefill}), to be loaded asynchronously.
+     */
+    public synchronized void remotePrefill(String requestId, int numTokens) {
+        Objects.requireNonNull(requestId, "requestId");
+        if (numTokens <= 0) {
+            throw new IllegalArgumentException("remote prefill needs a positive token count, got " + numTokens);
+        }
+        remotePrefill.put(requestId, numTokens);
+    }
+
+    /**
+     * Scenario set-up: {@code requestId} follows {@code policy} instead of the connector's (one connector serving
+     * requests of two kinds, e.g. a decode-side pull that never saves next to saved local requests).
+     */
+    public synchronized void savePolicy(String requestId, SavePolicy policy) {
+        savePolicyOverrides.put(Objects.requireNonNull(requestId, "requestId"), Objects.requireNonNull(policy, "policy"));
+    }
+
+    @Override
+    public synchronized MatchedTokens getNumNewMatchedTokens(Request request, int numComputedTokens) {
+        Integer remote = remotePrefill.get(request.requestId());
+        if (remote == null || numComputedTokens > 0) {
+            return MatchedTokens.NONE;
+        }
+        return new MatchedTokens(remote, true);
+    }
+
+    /** Starts the async load into the allocated blocks; {@code do_remote_prefill} becomes False (one load per request). */
+    @Override
+    public synchronized void updateStateAfterAlloc(Request request, List<Integer> blockIds, int numExternalTokens) {
+        if (numExternalTokens > 0 && remotePrefill.remove(request.requestId()) != null) {
+            loads.put(request.requestId(), new Transfer(request.requestId(), kvCacheManager.beginTransfer(request.requestId())));
+        }
+    }
+
+    @Override
+    public synchronized RequestFinishedResult requestFinished(Request request, List<Integer> blockIds) {
+        requestFinishedCalls.merge(request.requestId(), 1, Integer::sum);
+        RequestStatus status = request.status();
+        boolean save = switch (savePolicyOverrides.getOrDefault(request.requestId(), savePolicy)) {
+            case NEVER -> false;
+            case ON_SUCCESS -> status == RequestStatus.FINISHED_STOPPED || status == RequestStatus.FINISHED_LENGTH_CAPPED;
+            case ALWAYS -> true;
+        };
+        if (!save || blockIds.isEmpty()) {
+            return RequestFinishedResult.FREE_NOW;
+        }
+        saves.add(new Transfer(request.requestId(), null));
+        return new RequestFinishedResult(true, Map.of("remote_block_ids", List.copyOf(blockIds)));
+    }
+
+    @Override
+    public synchronized void updateConnectorOutput(KvConnectorOutput kvConnectorOutput) {
+        Objects.requireNonNull(kvConnectorOutput, "kvConnectorOutput");
+    }
+
+    /**
+     * Worker: reports every load completed since the last call, and every completed save whose id the worker has
+     * seen in {@code finished_req_ids} (this call or a prior one). Each transfer is reported once; two saves of
+     * one id (a second {@code request_finished}) are reported in two calls, as {@code finished_sending} is a set.
+     */
+    @Override
+    public synchronized KvConnectorOutput getFinished(Set<String> finishedReqIds) {
+        seenFinished.addAll(Objects.requireNonNull(finishedReqIds, "finishedReqIds"));
+        Set<String> recving = new LinkedHashSet<>();
+        Set<Integer> invalid = new LinkedHashSet<>();
+        for (Iterator<Transfer> it = loads.values().iterator(); it.hasNext(); ) {
+            Transfer load = it.next();
+            if (load.done) {
+                recving.add(load.requestId);
+                if (load.failed) {
+                    invalid.addAll(load.target.blockIds());
+                }
+                it.remove();
+            }
+        }
+        Set<String> sending = new LinkedHashSet<>();
+        for (Iterator<Transfer> it = saves.iterator(); it.hasNext(); ) {
+            Transfer save = it.next();
+            if (save.done && seenFinished.contains(save.requestId) && sending.add(save.requestId)) {
+                it.remove();
+            }
+        }
+        return new KvConnectorOutput(sending, recving, invalid);
+    }
+
+    /**
+     * Worker: the async load of {@code requestId} lands in the blocks it was started into.
+     *
+     * @throws UnknownTransferException if no load of that id is in flight (nothing changes)
+     */
+    public synchronized void completeLoad(String requestId) {
+        Transfer load = inFlightLoad(requestId);
+        kvCacheManager.completeWrite(load.target);
+        load.done = true;
+    }
+
+    /**
+     * Worker: the async load of {@code requestId} fails; its blocks are reported in {@code invalid_block_ids} and
+     * the request in {@code finished_recving} ("even if failures occur, the request must still be reported").
+     *
+     * @throws UnknownTransferException if no load of that id is in flight (nothing changes)
+     */
+    public synchronized void failLoad(String requestId) {
+        Transfer load = inFlightLoad(requestId);
+        load.done = true;
+        load.failed = true;
+    }
+
+    /**
+     * Worker: the oldest in-flight save/send of {@code requestId} completes.
+     *
+     * @throws UnknownTransferException if no save of that id is in flight (nothing changes)
+     */
+    public synchronized void completeSave(String requestId) {
+        Objects.requireNonNull(requestId, "requestId");
+        for (Transfer save : saves) {
+            if (save.requestId.equals(requestId) && !save.done) {
+                save.done = true;
+                return;
+            }
+        }
+        throw new UnknownTransferException("no async save of request " + requestId + " is in flight");
+    }
+
+    /** Worker: every in-flight load and save completes now. Returns how many did. */
+    public synchronized int finishInFlightTransfers() {
+        int n = 0;
+        for (Transfer load : loads.values()) {
+            if (!load.done) {
+                kvCacheManager.completeWrite(load.target);
+                load.done = true;
+                n++;
+            }
+        }
+        for (Transfer save : saves) {
+            if (!save.done) {
+                save.done = true;
+                n++;
+            }
+        }
+        return n;
+    }
+
+    @Override
+    public synchronized boolean hasPendingTransfer(String requestId) {
+        return loads.containsKey(requestId) || saves.stream().anyMatch(s -> s.requestId.equals(requestId));
+    }
+
+    /** True when no transfer is in flight or waiting to be reported. */
+    public synchronized boolean isIdle() {
+        return loads.isEmpty() && saves.isEmpty();
+    }
+
+    @Override
+    public synchronized List<TransferTarget> inFlightLoadTargets() {
+        return loads.values().stream().filter(l -> !l.done).map(l -> l.target).toList();
+    }
+
+    /** How often {@code request_finished} ran for {@code requestId} (contract: exactly once). */
+    public synchronized int requestFinishedCalls(String requestId) {
+        return requestFinishedCalls.getOrDefault(requestId, 0);
+    }
+
+    private Transfer inFlightLoad(String requestId) {
+        Objects.requireNonNull(requestId, "requestId");
+        Transfer load = loads.get(requestId);
+        if (load == null || load.done) {
+            throw new UnknownTransferException("no async load of request " + requestId + " is in flight");
+        }
+        return load;
+    }
+}

@@ -1,0 +1,216 @@
+package vllmrace.model.sched;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import vllmrace.model.connector.KvConnectorOutput;
+import vllmrace.model.connector.TestAsyncConnector;
+import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
+import vllmrace.model.detect.ViolationKind;
+import vllmrace.model.detect.ViolationLog;
+import vllmrace.model.fix.Fix;
+import vllmrace.model.fix.FixSet;
+import vllmrace.model.kv.BlockPool;
+import vllmrace.model.kv.KvCacheManager;
+
+/**
+ * Each scheduler detector fires on the upstream sequence it guards against, on the scheduler alone (no actors),
+ * and the fix switch that closes it keeps the log empty. The KV detectors themselves are tested in
+ * {@code vllmrace.model.kv}; here they fire through the scheduler and the connector.
+ */
+class SchedulerDetectorTest {
+    /** Upstream today: every fix ON but seed 003's proposed skip of late reports, which hides the engine's death. */
+    private static final FixSet UPSTREAM = FixSet.all().without(Fix.SCHEDULER_SKIP_LATE_REPORT);
+    private final ViolationLog log = new ViolationLog();
+    private final BlockPool pool = new BlockPool(2, log);
+    private final KvCacheManager kv = new KvCacheManager(pool, 4, log);
+
+    private Scheduler scheduler(FixSet fixes, TestAsyncConnector connector) {
+        return new Scheduler(fixes, log, kv, connector);
+    }
+
+    private static List<ViolationKind> kinds(ViolationLog log) {
+        return log.all().stream().map(v -> v.kind()).toList();
+    }
+
+    /** Schedules and processes one step: every scheduled request samples a token; the worker reports transfers. */
+    private static SchedulerOutput step(Scheduler scheduler, TestAsyncConnector connector) {
+        SchedulerOutput out = scheduler.schedule();
+        scheduler.updateFromOutput(out, ModelRunnerOutput.execute(out, connector));
+        return out;
+    }
+
+    @Test
+    void sc3AndSc1_outputForAnAbortedDelayFreedRequest_withoutIsFinishedGuard() {
+        TestAsyncConnector connector = new TestAsyncConnector(kv, SavePolicy.ALWAYS);
+        Scheduler s = scheduler(FixSet.all().without(Fix.IS_FINISHED_GUARD), connector);
+        s.addRequest(new Request("R", 1, 4, 1));
+        SchedulerOutput inFlight = s.schedule();
+        s.finishRequests(List.of("R"), RequestStatus.FINISHED_ABORTED); // saved: R stays, finished
+        s.updateFromOutput(inFlight, ModelRunnerOutput.execute(inFlight, connector));
+        assertEquals(List.of(ViolationKind.OUTPUT_FOR_FINISHED_REQUEST, ViolationKind.DOUBLE_FREE_REQUEST), kinds(log));
+        assertEquals(2, connector.requestFinishedCalls("R"));
+    }
+
+    @Test
+    void isFinishedGuardSkipsTheOutput() {
+        TestAsyncConnector connector = new TestAsyncConnector(kv, SavePolicy.ALWAYS);
+        Scheduler s = scheduler(FixSet.all(), connector);
+        s.addRequest(new Request("R", 1, 4, 1));
+        SchedulerOutput inFlight = s.schedule();
+        s.finishRequests(List.of("R"), RequestStatus.FINISHED_ABORTED);
+        assertEquals(List.of(), s.updateFromOutput(inFlight, ModelRunnerOutput.execute(inFlight, connector)));
+        connector.finishInFlightTransfers();
+        step(s, connector); // ships R in finished_req_ids; the worker reports the save
+        assertTrue(s.requestsSnapshot().isEmpty());
+        assertEquals(0, pool.numUsedBlocks());
+        assertTrue(log.isEmpty(), log.toString());
+    }
+
+    @Test
+    void sc1AndLateReport_abortOfAFinishedDelayFreedRequest_withoutSkip() {
+        TestAsyncConnector connector = new TestAsyncConnector(kv, SavePolicy.ON_SUCCESS);
+        Scheduler s = scheduler(UPSTREAM.without(Fix.SKIP_ABORT_OF_FINISHED), connector);
+        s.addRequest(new Request("R", 1, 4, 1));
+        step(s, connector); // R finishes by length; the send delays the free
+        assertEquals(List.of("R"), s.finishRequests(List.of("R"), RequestStatus.FINISHED_ABORTED));
+        assertTrue(s.requestsSnapshot().isEmpty(), "the re-free released R while its send is in flight");
+        connector.finishInFlightTransfers();
+        step(s, connector);
+        assertEquals(List.of(ViolationKind.DOUBLE_FREE_REQUEST, ViolationKind.LATE_TRANSFER_REPORT), kinds(log));
+        assertTrue(log.engineDead());
+    }
+
+    @Test
+    void sc4_abortedLoadFreedAtOnce_loadLandsInTheReallocatedBlock() {
+        TestAsyncConnector connector = new TestAsyncConnector(kv, SavePolicy.NEVER);
+        connector.remotePrefill("R", 8);
+        Scheduler s = scheduler(FixSet.all().without(Fix.DELAY_FREE_ABORTED_LOAD), connector);
+        s.addRequest(new Request("R", 1, 8, 1));
+        s.addRequest(new Request("R2", 2, 8, 1));
+        s.schedule(); // R: both blocks, load in flight; R2: none left
+        assertEquals(RequestStatus.WAITING_FOR_REMOTE_KVS, s.getRequest("R").status());
+        s.finishRequests(List.of("R"), RequestStatus.FINISHED_ABORTED);
+        assertEquals(Set.of("R2"), s.schedule().numScheduledTokens().keySet());
+        connector.completeLoad("R");
+        assertEquals(List.of(ViolationKind.WRITE_INTO_FREED_BLOCK, ViolationKind.WRITE_INTO_FREED_BLOCK), kinds(log));
+        assertTrue(log.all().get(0).detail().contains("request 'R2'"), log.toString());
+    }
+
+    @Test
+    void delayFreeOfAnAbortedLoadHoldsTheBlocksUntilFinishedRecving() {
+        TestAsyncConnector connector = new TestAsyncConnector(kv, SavePolicy.NEVER);
+        connector.remotePrefill("R", 8);
+        Scheduler s = scheduler(FixSet.all(), connector);
+        s.addRequest(new Request("R", 1, 8, 1));
+        s.addRequest(new Request("R2", 2, 8, 1));
+        s.schedule();
+        s.finishRequests(List.of("R"), RequestStatus.FINISHED_ABORTED);
+        assertEquals(Set.of(), s.schedule().numScheduledTokens().keySet(), "R2 must wait: R's blocks are still written");
+        connector.completeLoad("R");
+        step(s, connector); // finished_recving(R) frees R
+        assertEquals(Set.of("R2"), s.schedule().numScheduledTokens().keySet());
+        assertTrue(log.isEmpty(), log.toString());
+    }
+
+    @Test
+    void sc5_abortAfterFinishedRecving_withTheNaiveFlag_neverReleased() {
+        TestAsyncConnector connector = new TestAsyncConnector(kv, SavePolicy.NEVER);
+        connector.remotePrefill("R", 4);
+        Scheduler s = scheduler(FixSet.all().without(Fix.DELAY_FREE_UNLESS_RECVED), connector);
+        s.addRequest(new Request("R", 1, 4, 1));
+        s.schedule();
+        connector.completeLoad("R");
+        step(s, connector); // finished_recving(R): R is ready, still WAITING_FOR_REMOTE_KVS
+        assertEquals(Set.of("R"), s.finishedRecvingKvReqIds());
+        s.finishRequests(List.of("R"), RequestStatus.FINISHED_ABORTED);
+        assertEquals(List.of("R"), s.unreleasableDelayFreed());
+        s.checkQuiescence();
+        assertEquals(List.of(ViolationKind.DELAY_FREED_NEVER_RELEASED, ViolationKind.BLOCK_LEAK), kinds(log));
+    }
+
+    @Test
+    void theRefinementFreesAtOnceWhenTheRecvAlreadyArrived() {
+        TestAsyncConnector connector = new TestAsyncConnector(kv, SavePolicy.NEVER);
+        connector.remotePrefill("R", 4);
+        Scheduler s = scheduler(FixSet.all(), connector);
+        s.addRequest(new Request("R", 1, 4, 1));
+        s.schedule();
+        connector.completeLoad("R");
+        step(s, connector);
+        s.finishRequests(List.of("R"), RequestStatus.FINISHED_ABORTED);
+        assertTrue(s.requestsSnapshot().isEmpty());
+        s.checkQuiescence();
+        assertTrue(log.isEmpty(), log.toString());
+        assertEquals(Set.of(), s.finishedRecvingKvReqIds());
+    }
+
+    @Test
+    void reportsForIdsTheSchedulerDoesNotHoldKillTheEngine() {
+        TestAsyncConnector connector = new TestAsyncConnector(kv, SavePolicy.NEVER);
+        Scheduler s = scheduler(UPSTREAM, connector);
+        SchedulerOutput empty = new SchedulerOutput(1, Map.of(), Set.of());
+        s.updateFromOutput(empty, new ModelRunnerOutput(List.of(), new KvConnectorOutput(Set.of("gone"), Set.of("lost"), Set.of())));
+        assertEquals(List.of(ViolationKind.LATE_TRANSFER_REPORT, ViolationKind.LATE_TRANSFER_REPORT), kinds(log));
+        assertTrue(log.engineDead());
+    }
+
+    @Test
+    void seed003SkipOfLateReportsKeepsTheEngineAlive() {
+        TestAsyncConnector connector = new TestAsyncConnector(kv, SavePolicy.NEVER);
+        Scheduler s = scheduler(FixSet.all(), connector);
+        SchedulerOutput empty = new SchedulerOutput(1, Map.of(), Set.of());
+        s.updateFromOutput(empty, new ModelRunnerOutput(List.of(), new KvConnectorOutput(Set.of("gone"), Set.of("lost"), Set.of())));
+        assertTrue(log.isEmpty(), log.toString());
+    }
+
+    @Test
+    void aRecvForARunningRequestFailsUpstreamsIsFinishedAssert() {
+        TestAsyncConnector connector = new TestAsyncConnector(kv, SavePolicy.NEVER);
+        Scheduler s = scheduler(UPSTREAM, connector);
+        s.addRequest(new Request("R", 1, 4, 2));
+        s.schedule();
+        s.updateFromOutput(new SchedulerOutput(2, Map.of(), Set.of()),
+                new ModelRunnerOutput(List.of(), new KvConnectorOutput(Set.of(), Set.of("R"), Set.of())));
+        assertEquals(List.of(ViolationKind.ENGINE_ASSERT), kinds(log));
+    }
+
+    @Test
+    void aFailedLoadIsRecomputedLocally() {
+        TestAsyncConnector connector = new TestAsyncConnector(kv, SavePolicy.NEVER);
+        connector.remotePrefill("R", 4);
+        Scheduler s = scheduler(FixSet.all(), connector);
+        s.addRequest(new Request("R", 1, 4, 1));
+        s.schedule();
+        connector.failLoad("R");
+        step(s, connector);
+        assertEquals(Set.of("R"), s.failedRecvingKvReqIds());
+        SchedulerOutput rerun = s.schedule();
+        assertEquals(Map.of("R", 4), rerun.numScheduledTokens(), "the whole prompt is recomputed");
+        s.updateFromOutput(rerun, ModelRunnerOutput.execute(rerun, connector));
+        assertTrue(s.requestsSnapshot().isEmpty());
+        s.checkQuiescence();
+        assertTrue(log.isEmpty(), log.toString());
+    }
+
+    @Test
+    void asyncSchedulingDoesNotRunAStepBeyondMaxTokens() {
+        Scheduler s = new Scheduler(FixSet.all(), log, kv, null);
+        s.addRequest(new Request("R", 1, 4, 2));
+        SchedulerOutput one = s.schedule();
+        SchedulerOutput two = s.schedule(); // runs ahead: R's second (final) token
+        SchedulerOutput three = s.schedule(); // placeholders reach max_tokens: nothing
+        assertEquals(Map.of("R", 4), one.numScheduledTokens());
+        assertEquals(Map.of("R", 1), two.numScheduledTokens());
+        assertEquals(Map.of(), three.numScheduledTokens());
+        s.updateFromOutput(one, ModelRunnerOutput.execute(one));
+        s.updateFromOutput(two, ModelRunnerOutput.execute(two));
+        assertTrue(s.requestsSnapshot().isEmpty());
+        assertEquals(0, pool.numUsedBlocks());
+        assertTrue(log.isEmpty(), log.toString());
+    }
+}
