@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Objects;
 import vllmrace.model.asyncio.EventLoop;
 import vllmrace.model.asyncio.StepLog;
+import vllmrace.model.connector.TestAsyncConnector;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.detect.ViolationLog;
 import vllmrace.model.engine.EngineCore;
@@ -11,6 +12,8 @@ import vllmrace.model.engine.EngineCoreMessage;
 import vllmrace.model.engine.EngineCoreOutput;
 import vllmrace.model.engine.Fifo;
 import vllmrace.model.fix.FixSet;
+import vllmrace.model.kv.BlockPool;
+import vllmrace.model.kv.KvCacheManager;
 import vllmrace.model.frontend.AsyncLlm;
 import vllmrace.model.frontend.EngineCoreClient;
 import vllmrace.model.frontend.OutputProcessor;
@@ -24,6 +27,8 @@ import vllmrace.model.sched.Scheduler;
  * {@link StepLog}. Races are reproduced on this whole path, not on a component in isolation.
  */
 public final class VllmInstance {
+    /** Tokens per KV block when the instance has KV-cache accounting. */
+    public static final int BLOCK_SIZE = 4;
     private final FixSet fixes;
     private final ViolationLog violations = new ViolationLog();
     private final StepLog stepLog = new StepLog();
@@ -34,16 +39,47 @@ public final class VllmInstance {
     private final Scheduler scheduler;
     private final EngineCore engineCore;
 
+    private final TestAsyncConnector connector;
+
     public VllmInstance(FixSet fixes) {
         this.fixes = Objects.requireNonNull(fixes, "fixes");
         this.asyncLlm = new AsyncLlm(fixes, new EventLoop(stepLog), outputProcessor, new EngineCoreClient(inputSocket, outputSocket));
         this.scheduler = new Scheduler(fixes, violations);
         this.engineCore = new EngineCore(scheduler, inputSocket, outputSocket, violations, stepLog);
+        this.connector = null;
+    }
+
+    /**
+     * The same connected model with KV-cache accounting and a KV connector (both roles) in EngineCore: a
+     * {@link BlockPool} of {@code numGpuBlocks} blocks of {@link #BLOCK_SIZE} tokens, and a {@link TestAsyncConnector}
+     * whose {@code request_finished} follows {@code savePolicy} (e.g. {@link TestAsyncConnector.SavePolicy#ALWAYS}:
+     * blocks are delay-freed until the save's {@code finished_sending}). EngineCore steps synchronously
+     * ({@code batch_queue_size} 1) and its worker reports the connector's finished transfers.
+     *
+     * @throws IllegalArgumentException for {@code numGpuBlocks < 1}
+     */
+    public VllmInstance(FixSet fixes, TestAsyncConnector.SavePolicy savePolicy, int numGpuBlocks) {
+        this.fixes = Objects.requireNonNull(fixes, "fixes");
+        Objects.requireNonNull(savePolicy, "savePolicy");
+        if (numGpuBlocks < 1) {
+            throw new IllegalArgumentException("numGpuBlocks must be >= 1, got " + numGpuBlocks);
+        }
+        this.asyncLlm = new AsyncLlm(fixes, new EventLoop(stepLog), outputProcessor, new EngineCoreClient(inputSocket, outputSocket));
+        KvCacheManager kvCacheManager = new KvCacheManager(new BlockPool(numGpuBlocks, violations), BLOCK_SIZE, violations);
+        this.connector = new TestAsyncConnector(kvCacheManager, savePolicy);
+        this.scheduler = new Scheduler(fixes, violations, kvCacheManager, connector);
+        this.engineCore = new EngineCore(scheduler, inputSocket, outputSocket, violations, stepLog, connector, 1);
+    }
+
+    /** The KV connector of {@link #VllmInstance(FixSet, TestAsyncConnector.SavePolicy, int)}, or null. */
+    public TestAsyncConnector connector() {
+        return connector;
     }
 
     /**
      * FE3 at quiescence (nothing in flight on either socket): every request the frontend still waits on must
-     * be running in EngineCore as that same request; otherwise its caller never gets a final output.
+     * be running in EngineCore as that same request; otherwise its caller never gets a final output. FE4:
+     * {@code parent_requests} is empty when {@code request_states} is.
      */
     public void checkQuiescence() {
         if (!inputSocket.isEmpty() || !outputSocket.isEmpty()) {
@@ -56,6 +92,10 @@ public final class VllmInstance {
                         "frontend waits on " + state.requestId() + "@" + state.arrivalTime()
                                 + " but EngineCore holds " + (held == null ? "nothing" : held) + " under that id");
             }
+        }
+        for (String parent : outputProcessor.leakedParentRequests()) {
+            violations.record(ViolationKind.LEAKED_PARENT_REQUEST, parent,
+                    "parent_requests still holds " + parent + " although request_states is empty");
         }
     }
 

@@ -78,7 +78,7 @@ class DuplicateIdAbortWindowModelTest {
     @Test
     void scenarioSetUpLeavesXRunning() {
         DuplicateIdAbortWindowScenario scenario = (DuplicateIdAbortWindowScenario) RACE.scenario(Variant.FIXED);
-        assertEquals("X@1[RUNNING]", scenario.vllm().scheduler().getRequest("X").toString());
+        assertEquals("X-1@1[RUNNING]", scenario.vllm().scheduler().getRequest("X-1").toString()); // UNIQUE_INTERNAL_IDS
         assertTrue(scenario.violations().isEmpty());
     }
 }

@@ -13,8 +13,9 @@ import vllmrace.model.fix.Fix;
 import vllmrace.model.fix.FixSet;
 
 /**
- * Mirrors {@code vllm/v1/engine/async_llm.py}, {@code AsyncLLM}: {@code add_request} / {@code _add_request},
- * {@code abort}, and one pass of the {@code output_handler} loop. Each method returns the upstream coroutine
+ * Mirrors {@code vllm/v1/engine/async_llm.py}, {@code AsyncLLM}: {@code add_request} / {@code _add_request}
+ * (with {@code InputProcessor.assign_request_id} of #27987 and the {@code n > 1} fan-out of
+ * {@code vllm/v1/engine/parallel_sampling.py}), {@code abort}, and one pass of the {@code output_handler} loop. Each method returns the upstream coroutine
  * as a {@link Coroutine} whose steps end exactly where upstream {@code await}s.
  */
 public final class AsyncLlm {
@@ -23,6 +24,7 @@ public final class AsyncLlm {
     private final OutputProcessor outputProcessor;
     private final EngineCoreClient engineCore;
     private long arrivalClock;
+    private long requestIdCounter;
 
     public AsyncLlm(FixSet fixes, EventLoop loop, OutputProcessor outputProcessor, EngineCoreClient engineCore) {
         this.fixes = Objects.requireNonNull(fixes, "fixes");
@@ -32,34 +34,76 @@ public final class AsyncLlm {
     }
 
     /**
-     * {@code AsyncLLM.add_request} → {@code _add_request}:
-     * <ol>
-     *   <li>{@code output_processor.add_request(req)} (raises if the id is running);</li>
-     *   <li>{@code await engine_core.add_request_async(req)}: ADD on the wire.</li>
-     * </ol>
+     * {@code AsyncLLM.add_request} for {@code n == 1} with no stop string: see {@link #addRequest(String, SamplingParams)}.
      *
      * @throws InvalidRequestIdException for a null or empty id, before any state changes
+     * @throws IllegalArgumentException for {@code maxTokens <= 0}, before any state changes
      */
     public Coroutine<RequestOutputCollector> addRequest(String requestId, int maxTokens) {
         InvalidRequestIdException.check("AsyncLLM.add_request", requestId);
         if (maxTokens <= 0) {
             throw new IllegalArgumentException("AsyncLLM.add_request: max_tokens must be positive, got " + maxTokens);
         }
-        EngineCoreRequest[] request = new EngineCoreRequest[1];
-        RequestOutputCollector[] queue = new RequestOutputCollector[1];
-        return Coroutine.builder(loop, "add_request(" + requestId + ")")
-                .step("OutputProcessor.add_request", () -> {
-                    request[0] = new EngineCoreRequest(requestId, ++arrivalClock, maxTokens);
-                    queue[0] = outputProcessor.addRequest(request[0]);
-                })
-                .step("EngineCoreClient.add_request_async", () -> engineCore.addRequestAsync(request[0]))
-                .returning(() -> queue[0]);
+        return addRequest(requestId, SamplingParams.maxTokens(maxTokens));
+    }
+
+    /**
+     * {@code AsyncLLM.add_request} → {@code _add_request}:
+     * <ol>
+     *   <li>{@code InputProcessor.assign_request_id} (#27987, {@link Fix#UNIQUE_INTERNAL_IDS}: internal id =
+     *       external id + "-" + a suffix) and {@code output_processor.add_request(req)} (raises if the id is running);</li>
+     *   <li>{@code await engine_core.add_request_async(req)}: ADD on the wire.</li>
+     * </ol>
+     * For {@code n > 1}: a {@link ParentRequest}, and the two steps once per child {@code "{idx}_{parent_id}"}, in
+     * index order, as upstream awaits {@code _add_request} once per child. All children share one collector.
+     *
+     * <p>Upstream's suffix is 8 random characters; the model uses a per-instance counter ({@code X-1}, {@code X-2},
+     * ...) so every run, replay and trace is deterministic. Only uniqueness matters to the races.
+     *
+     * @throws InvalidRequestIdException for a null or empty id, before any state changes
+     * @throws NullPointerException for null params, before any state changes
+     */
+    public Coroutine<RequestOutputCollector> addRequest(String requestId, SamplingParams params) {
+        InvalidRequestIdException.check("AsyncLLM.add_request", requestId);
+        Objects.requireNonNull(params, "params");
+        RequestOutputCollector queue = new RequestOutputCollector();
+        EngineCoreRequest[] requests = new EngineCoreRequest[params.n()];
+        ParentRequest[] parent = new ParentRequest[1];
+        String[] assigned = new String[1];
+        Coroutine.Builder coroutine = Coroutine.builder(loop, "add_request(" + requestId + ")");
+        for (int index = 0; index < params.n(); index++) {
+            int idx = index;
+            coroutine
+                    .step("OutputProcessor.add_request", () -> {
+                        if (idx == 0) {
+                            outputProcessor.checkNotRunning(requestId);
+                            assigned[0] = assignRequestId(requestId);
+                            if (params.n() > 1) {
+                                parent[0] = new ParentRequest(assigned[0], requestId, params.n());
+                            }
+                        }
+                        String internalId = parent[0] == null ? assigned[0] : parent[0].getChildInfo(idx);
+                        requests[idx] = new EngineCoreRequest(internalId, ++arrivalClock, params.maxTokens());
+                        outputProcessor.addRequest(requests[idx], requestId, parent[0], idx, queue, params.stopAfterTokens());
+                    })
+                    .step("EngineCoreClient.add_request_async", () -> engineCore.addRequestAsync(requests[idx]));
+        }
+        return coroutine.returning(() -> queue);
+    }
+
+    /**
+     * {@code InputProcessor.assign_request_id}: with {@link Fix#UNIQUE_INTERNAL_IDS} (#27987) the internal id is the
+     * external one plus a unique suffix (deterministic counter here), else the external id itself.
+     */
+    private String assignRequestId(String externalReqId) {
+        return fixes.isOn(Fix.UNIQUE_INTERNAL_IDS) ? externalReqId + "-" + (++requestIdCounter) : externalReqId;
     }
 
     /**
      * {@code AsyncLLM.abort}. As reported (#15326): drop frontend state, then {@code await} the ABORT send:
      * in that window a re-add of the id passes the "already running" check. With {@link Fix#ORDERED_ABORT}:
-     * compute the ids without dropping state, send ABORT, and only then drop state.
+     * compute the ids without dropping state, send ABORT, and only then drop state. The id may be external (it
+     * resolves to its internal ids, all children of an {@code n > 1} request) or internal.
      * Aborting an id the frontend does not track is a no-op (upstream: the request may just have finished).
      *
      * @throws InvalidRequestIdException for a null or empty id, before any state changes
@@ -67,6 +111,26 @@ public final class AsyncLlm {
     public Coroutine<List<String>> abort(String requestId) {
         InvalidRequestIdException.check("AsyncLLM.abort", requestId);
         List<String> ids = new ArrayList<>();
+        return abortSteps(requestId, ids).returning(() -> List.copyOf(ids));
+    }
+
+    /**
+     * Scenario composition, no upstream function of its own: {@link #abort(String)}'s steps, then {@code next} as one
+     * more atomic step of the same task, named {@code nextStep}. A scenario uses it to let EngineCore apply what the
+     * abort sent right after the abort returns (the step runs the EngineCore model; upstream that runs in the
+     * EngineCore process, which the frontend's steps never overlap with here because both are atomic units).
+     *
+     * @throws InvalidRequestIdException for a null or empty id, before any state changes
+     */
+    public Coroutine<List<String>> abortThen(String requestId, String nextStep, Runnable next) {
+        InvalidRequestIdException.check("AsyncLLM.abort", requestId);
+        Objects.requireNonNull(nextStep, "nextStep");
+        Objects.requireNonNull(next, "next");
+        List<String> ids = new ArrayList<>();
+        return abortSteps(requestId, ids).step(nextStep, next).returning(() -> List.copyOf(ids));
+    }
+
+    private Coroutine.Builder abortSteps(String requestId, List<String> ids) {
         Map<String, Long> targets = new LinkedHashMap<>();
         Coroutine.Builder coroutine = Coroutine.builder(loop, "abort(" + requestId + ")");
         if (fixes.isOn(Fix.ORDERED_ABORT)) {
@@ -77,20 +141,24 @@ public final class AsyncLlm {
         } else {
             coroutine
                     .step("OutputProcessor.abort_requests", () -> {
-                        recordTargets(List.of(requestId), targets);
+                        recordTargets(outputProcessor.flattenReqToAbort(List.of(requestId)), targets);
                         ids.addAll(outputProcessor.abortRequests(List.of(requestId)));
                     })
                     .step("EngineCoreClient.abort_requests_async", () -> engineCore.abortRequestsAsync(ids, targets));
         }
-        return coroutine.returning(() -> List.copyOf(ids));
+        return coroutine;
     }
 
     /**
      * One pass of {@code AsyncLLM._run_output_handler}'s loop:
      * <ol>
      *   <li>{@code outputs = await engine_core.get_output_async()};</li>
-     *   <li>{@code output_processor.process_outputs(outputs)};</li>
-     *   <li>{@code await engine_core.abort_requests_async(reqs_to_abort)}.</li>
+     *   <li>{@code output_processor.process_outputs(outputs)}: a stop string found here finishes the request in the
+     *       frontend and puts it in {@code reqs_to_abort}; as upstream, its state is dropped right here;</li>
+     *   <li>{@code await engine_core.abort_requests_async(reqs_to_abort)};</li>
+     *   <li>only with {@link Fix#ORDERED_FINISH_ABORT} (#15326's {@code _handle_finished_reqs}, #23697): after that
+     *       await, {@code _finish_request} drops the states of {@code reqs_to_abort}, so a re-add of their ids is
+     *       rejected until their ABORT is on the wire.</li>
      * </ol>
      *
      * @return the number of outputs processed
@@ -99,14 +167,15 @@ public final class AsyncLlm {
         List<EngineCoreOutput> outputs = new ArrayList<>();
         List<String> reqsToAbort = new ArrayList<>();
         Map<String, Long> targets = new LinkedHashMap<>();
-        return Coroutine.builder(loop, "output_handler")
+        boolean ordered = fixes.isOn(Fix.ORDERED_FINISH_ABORT);
+        Coroutine.Builder coroutine = Coroutine.builder(loop, "output_handler")
                 .step("EngineCoreClient.get_output_async", () -> outputs.addAll(engineCore.getOutputAsync()))
-                .step("OutputProcessor.process_outputs", () -> {
-                    List<String> finishedInFrontend = outputProcessor.processOutputs(outputs);
-                    reqsToAbort.addAll(finishedInFrontend);
-                })
-                .step("EngineCoreClient.abort_requests_async", () -> engineCore.abortRequestsAsync(reqsToAbort, targets))
-                .returning(outputs::size);
+                .step("OutputProcessor.process_outputs", () -> reqsToAbort.addAll(outputProcessor.processOutputs(outputs, targets, !ordered)))
+                .step("EngineCoreClient.abort_requests_async", () -> engineCore.abortRequestsAsync(reqsToAbort, targets));
+        if (ordered) {
+            coroutine.step("OutputProcessor._finish_request", () -> outputProcessor.finishRequests(reqsToAbort));
+        }
+        return coroutine.returning(outputs::size);
     }
 
     private void collect(List<String> found, List<String> ids, Map<String, Long> targets) {

@@ -2,49 +2,141 @@ package vllmrace.model.frontend;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
 import vllmrace.model.engine.EngineCoreOutput;
 import vllmrace.model.engine.EngineCoreRequest;
 
 /**
- * Mirrors {@code vllm/v1/engine/output_processor.py}, {@code OutputProcessor} (March 2025, the version
- * #15326 was written against): {@code request_states} is the frontend's visible set.
+ * Mirrors {@code vllm/v1/engine/output_processor.py}, {@code OutputProcessor}: {@code request_states} (keyed by the
+ * id EngineCore sees) is the frontend's visible set; {@code parent_requests} holds the {@link ParentRequest}s of
+ * {@code n > 1} requests; {@code external_req_ids} maps a caller's id to the internal ids it resolves to (#27987;
+ * without unique internal ids every internal id is its external id, or {@code "{idx}_{external}"} for a child).
  *
- * <p>Called only from {@link AsyncLlm} coroutine steps, i.e. under the event loop; synchronized as well so
- * a test can read it from any thread.
+ * <p>Functions: {@code add_request}, {@code abort_requests} (by external or internal id, a parent aborting all of
+ * its children), {@code process_outputs} (stop strings detected here: {@code reqs_to_abort}), {@code _finish_request}
+ * (drops a state, fixes {@code external_req_ids}, and drops a parent with its last child), plus #15326's
+ * {@code flatten_req_to_abort}.
+ *
+ * <p>The model keeps the March-2025 "already running" check, on the EXTERNAL id (and the internal one): a caller
+ * may not reuse an id the frontend still tracks, with or without unique internal ids; so {@code UNIQUE_INTERNAL_IDS}
+ * changes only the ids EngineCore sees. #51629 (a ParentRequest left behind after abort by external id) is not a
+ * switch here: a parent always leaves {@code parent_requests} with its last child (FE4 holds; see
+ * {@link #leakedParentRequests()}).
+ *
+ * <p>Called only from {@link AsyncLlm} coroutine steps, i.e. under the event loop; synchronized as well so a test
+ * can read it from any thread.
  */
 public final class OutputProcessor {
+    /** {@code FinishReason.STOP}: a stop string the frontend's detokenizer found. */
+    public static final String FINISH_REASON_STOP = "stop";
+    /** {@code FinishReason.ABORT}. */
+    public static final String FINISH_REASON_ABORT = "abort";
+
     private final Map<String, RequestState> requestStates = new LinkedHashMap<>();
+    private final Map<String, ParentRequest> parentRequests = new LinkedHashMap<>();
+    private final Map<String, List<String>> externalReqIds = new LinkedHashMap<>();
     private long droppedOutputs;
 
     /**
-     * {@code OutputProcessor.add_request}.
+     * {@code OutputProcessor.add_request} for {@code n == 1}, external id = internal id, no stop string.
      *
-     * @throws RequestAlreadyRunningException if {@code request_states} holds the id (state unchanged)
+     * @throws RequestAlreadyRunningException if the id is tracked (state unchanged)
      */
     public synchronized RequestOutputCollector addRequest(EngineCoreRequest request) {
-        if (requestStates.containsKey(request.requestId())) {
-            throw new RequestAlreadyRunningException(request.requestId());
-        }
+        Objects.requireNonNull(request, "request");
         RequestOutputCollector queue = new RequestOutputCollector();
-        requestStates.put(request.requestId(), new RequestState(request.requestId(), request.arrivalTime(), queue));
+        addRequest(request, request.requestId(), null, 0, queue, 0);
         return queue;
     }
 
     /**
-     * {@code OutputProcessor.abort_requests}: pops the states and returns the ids to abort in EngineCore. An id
-     * the frontend does not track is skipped: a documented no-op, since a request may finish (or be aborted
-     * twice) while a client's abort is in flight.
+     * {@code OutputProcessor.add_request(request, prompt, parent_req, request_index, queue)}.
+     *
+     * @param externalReqId   the caller's id
+     * @param parentReq       the parent of an {@code n > 1} child, or null
+     * @param stopAfterTokens the stop rule of {@link SamplingParams} (0: none)
+     * @throws RequestAlreadyRunningException if {@code request_states} holds the internal id, or the external id is
+     *     tracked by another request (a sibling of the same tracked parent is fine); state unchanged
+     * @throws InvalidRequestIdException for a null or empty external id; NullPointerException for a null request or queue
+     */
+    public synchronized void addRequest(EngineCoreRequest request, String externalReqId, ParentRequest parentReq,
+                                        int requestIndex, RequestOutputCollector queue, int stopAfterTokens) {
+        Objects.requireNonNull(request, "request");
+        Objects.requireNonNull(queue, "queue");
+        InvalidRequestIdException.check("OutputProcessor.add_request", externalReqId);
+        if (stopAfterTokens < 0) {
+            throw new IllegalArgumentException("OutputProcessor.add_request: stopAfterTokens must be >= 0, got " + stopAfterTokens);
+        }
+        boolean siblingOfTrackedParent = parentReq != null && parentRequests.get(parentReq.requestId()) == parentReq;
+        if (requestStates.containsKey(request.requestId()) || (!siblingOfTrackedParent && isTracked(externalReqId))) {
+            throw new RequestAlreadyRunningException(externalReqId);
+        }
+        requestStates.put(request.requestId(), new RequestState(request.requestId(), externalReqId, request.arrivalTime(),
+                queue, parentReq, requestIndex, stopAfterTokens));
+        externalReqIds.computeIfAbsent(externalReqId, k -> new ArrayList<>()).add(request.requestId());
+        if (parentReq != null) {
+            parentRequests.put(parentReq.requestId(), parentReq);
+        }
+    }
+
+    /**
+     * The "already running" check alone (what {@link #addRequest} raises), so a caller can fail before it assigns ids.
+     *
+     * @throws RequestAlreadyRunningException if {@code externalReqId} is tracked
+     */
+    public synchronized void checkNotRunning(String externalReqId) {
+        InvalidRequestIdException.check("OutputProcessor.add_request", externalReqId);
+        if (isTracked(externalReqId)) {
+            throw new RequestAlreadyRunningException(externalReqId);
+        }
+    }
+
+    private boolean isTracked(String id) {
+        return externalReqIds.containsKey(id) || requestStates.containsKey(id) || parentRequests.containsKey(id);
+    }
+
+    /**
+     * Resolves ids to the internal ids of tracked requests: an external id through {@code external_req_ids}, an
+     * internal id as itself, a parent id to its live children. Unknown ids resolve to nothing.
+     */
+    private List<String> resolve(Collection<String> requestIds) {
+        Objects.requireNonNull(requestIds, "requestIds");
+        Set<String> resolved = new LinkedHashSet<>();
+        for (String id : requestIds) {
+            InvalidRequestIdException.check("OutputProcessor.abort_requests", id);
+            List<String> internal = externalReqIds.get(id);
+            if (internal != null) {
+                resolved.addAll(internal);
+            } else if (requestStates.containsKey(id)) {
+                resolved.add(id);
+            } else if (parentRequests.containsKey(id)) {
+                resolved.addAll(parentRequests.get(id).childRequests());
+            }
+        }
+        resolved.retainAll(requestStates.keySet());
+        return new ArrayList<>(resolved);
+    }
+
+    /**
+     * {@code OutputProcessor.abort_requests}: resolves the ids (external, internal or parent), pops each state, puts
+     * a final {@code FinishReason.ABORT} output into its collector (for a child: once, with the parent's last child),
+     * and returns the internal ids to abort in EngineCore. An id the frontend does not track is skipped: a documented
+     * no-op, since a request may finish (or be aborted twice) while a client's abort is in flight.
+     *
+     * @throws InvalidRequestIdException for a null or empty id, before any state changes
      */
     public synchronized List<String> abortRequests(Collection<String> requestIds) {
-        List<String> toAbort = new ArrayList<>();
-        for (String id : requestIds) {
-            RequestState state = requestStates.remove(id);
-            if (state != null) {
-                state.queue().put(0, "abort");
-                toAbort.add(id);
+        List<String> toAbort = resolve(requestIds);
+        for (String id : toAbort) {
+            RequestState state = requestStates.get(id);
+            if (finishRequest(state)) {
+                state.queue().put(0, FINISH_REASON_ABORT);
             }
         }
         return toAbort;
@@ -53,47 +145,130 @@ public final class OutputProcessor {
     /**
      * {@code flatten_req_to_abort} (#15326): the ids {@link #abortRequests} would abort, WITHOUT removing state,
      * so the frontend keeps rejecting a re-add until ABORT is on the wire.
+     *
+     * @throws InvalidRequestIdException for a null or empty id
      */
     public synchronized List<String> flattenReqToAbort(Collection<String> requestIds) {
-        List<String> toAbort = new ArrayList<>();
-        for (String id : requestIds) {
-            if (requestStates.containsKey(id)) {
-                toAbort.add(id);
-            }
-        }
-        return toAbort;
+        return resolve(requestIds);
+    }
+
+    /** {@code process_outputs} without the detector's record of ABORT targets; drops frontend-finished states now. */
+    public synchronized List<String> processOutputs(List<EngineCoreOutput> engineCoreOutputs) {
+        return processOutputs(engineCoreOutputs, new HashMap<>(), true);
     }
 
     /**
-     * {@code OutputProcessor.process_outputs}: delivers outputs to their collectors and drops the state of
-     * finished requests. An output for an id the frontend does not track is dropped silently, as upstream
-     * does for an already-aborted request (counted in {@link #droppedOutputs()}).
+     * {@code OutputProcessor.process_outputs}: detokenizes each output (the stop rule), delivers it to its
+     * collector, and handles finished requests. An output for an id the frontend does not track (or whose state
+     * is already finished in the frontend) is dropped silently, as upstream does for an already-aborted request
+     * (counted in {@link #droppedOutputs()}).
      *
-     * @return {@code reqs_to_abort}: requests the frontend finished that EngineCore has not (empty until stop
-     *         strings are modelled)
+     * <p>A request the frontend finished on a stop string while EngineCore has not ({@code not
+     * engine_core_output.finished}) goes to {@code reqs_to_abort}. As upstream, its state is dropped here when
+     * {@code dropFrontendFinished}; otherwise ({@code ORDERED_FINISH_ABORT}) it is kept, marked finished, until
+     * {@link #finishRequests} runs after the ABORT is on the wire.
+     *
+     * @param intendedArrivalTimes filled with the frontend request each id of {@code reqs_to_abort} names (detector use)
+     * @return {@code reqs_to_abort}
      */
-    public synchronized List<String> processOutputs(List<EngineCoreOutput> engineCoreOutputs) {
+    public synchronized List<String> processOutputs(List<EngineCoreOutput> engineCoreOutputs, Map<String, Long> intendedArrivalTimes,
+                                                    boolean dropFrontendFinished) {
+        Objects.requireNonNull(engineCoreOutputs, "engineCoreOutputs");
+        List<String> reqsToAbort = new ArrayList<>();
         for (EngineCoreOutput output : engineCoreOutputs) {
             RequestState state = requestStates.get(output.requestId());
-            if (state == null) {
+            if (state == null || state.finishedInFrontend()) {
                 droppedOutputs++;
                 continue;
             }
-            state.queue().put(output.newTokens(), output.finishReason());
-            if (output.finished()) {
-                requestStates.remove(output.requestId());
+            boolean stopStringFound = state.detokenize(output.newTokens());
+            String finishReason = output.finishReason();
+            boolean finishedInFrontend = finishReason == null && stopStringFound;
+            if (finishedInFrontend) {
+                finishReason = FINISH_REASON_STOP;
+                reqsToAbort.add(state.requestId());
+                intendedArrivalTimes.put(state.requestId(), state.arrivalTime());
+            }
+            if (finishReason == null) {
+                state.queue().put(output.newTokens(), null);
+            } else if (finishedInFrontend && !dropFrontendFinished) {
+                state.markFinishedInFrontend();
+                state.queue().put(output.newTokens(), null);
+            } else {
+                state.queue().put(output.newTokens(), finishRequest(state) ? finishReason : null);
             }
         }
-        return List.of();
+        return reqsToAbort;
     }
 
-    /** The frontend's request for {@code requestId}, or null. */
+    /**
+     * {@code _finish_request} for requests {@link #processOutputs} kept (finished in the frontend, ABORT now sent):
+     * drops each one's state and delivers its final {@code FinishReason.STOP} output. Ids no longer tracked (a
+     * client abort got there first) are skipped: a documented no-op.
+     */
+    public synchronized void finishRequests(Collection<String> requestIds) {
+        for (String id : Objects.requireNonNull(requestIds, "requestIds")) {
+            RequestState state = requestStates.get(id);
+            if (state != null && state.finishedInFrontend() && finishRequest(state)) {
+                state.queue().put(0, FINISH_REASON_STOP);
+            }
+        }
+    }
+
+    /**
+     * {@code _finish_request}: pops the state, removes it from {@code external_req_ids}, and, for a child, from its
+     * parent's {@code child_requests}; the parent leaves {@code parent_requests} with its last child.
+     *
+     * @return whether the collector's final output is due now (always for {@code n == 1}; for a child, only when it
+     *     was the parent's last)
+     */
+    private boolean finishRequest(RequestState state) {
+        requestStates.remove(state.requestId());
+        List<String> internal = externalReqIds.get(state.externalReqId());
+        if (internal != null) {
+            internal.remove(state.requestId());
+            if (internal.isEmpty()) {
+                externalReqIds.remove(state.externalReqId());
+            }
+        }
+        ParentRequest parent = state.parentReq();
+        if (parent == null) {
+            return true;
+        }
+        boolean parentFinished = parent.childRequests().contains(state.requestId()) && parent.getOutputs(state.requestId(), true);
+        if (parentFinished) {
+            parentRequests.remove(parent.requestId());
+        }
+        return parentFinished;
+    }
+
+    /** The frontend's request for the internal id {@code requestId}, or null. */
     public synchronized RequestState getRequestState(String requestId) {
         return requestStates.get(requestId);
     }
 
     public synchronized List<RequestState> requestStatesSnapshot() {
         return List.copyOf(requestStates.values());
+    }
+
+    /** {@code parent_requests}, keyed by parent id. */
+    public synchronized Map<String, ParentRequest> parentRequestsSnapshot() {
+        return Map.copyOf(parentRequests);
+    }
+
+    /** {@code external_req_ids}: the internal ids each tracked external id resolves to. */
+    public synchronized Map<String, List<String>> externalReqIdsSnapshot() {
+        Map<String, List<String>> copy = new LinkedHashMap<>();
+        externalReqIds.forEach((k, v) -> copy.put(k, List.copyOf(v)));
+        return copy;
+    }
+
+    /**
+     * FE4: {@code parent_requests} must be empty when {@code request_states} is; returns the parents that outlive
+     * every child state (#51629), empty when FE4 holds.
+     */
+    public synchronized List<String> leakedParentRequests() {
+        return requestStates.isEmpty() ? List.copyOf(parentRequests.keySet()) : List.of();
     }
 
     public synchronized long droppedOutputs() {

@@ -77,7 +77,8 @@ class FrontendBadInputTest {
         for (FixSet fixes : List.of(FixSet.all(), FixSet.none())) {
             VllmInstance instance = new VllmInstance(fixes);
             instance.asyncLlm().addRequest("X", 4).run().join();
-            assertEquals(List.of("X"), instance.asyncLlm().abort("X").run().join());
+            String internalId = fixes.isOn(vllmrace.model.fix.Fix.UNIQUE_INTERNAL_IDS) ? "X-1" : "X";
+            assertEquals(List.of(internalId), instance.asyncLlm().abort("X").run().join());
             assertEquals(List.of(), instance.asyncLlm().abort("X").run().join());
             assertEquals(2, instance.inputSocket().peekAll().size(), "ADD and one ABORT: " + instance.inputSocket().peekAll());
             instance.engineCore().processInputQueue();

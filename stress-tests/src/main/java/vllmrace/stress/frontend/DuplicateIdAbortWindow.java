@@ -40,7 +40,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  *
  * <p>Verdicts: {@link Reported} (abort as reported) must OBSERVE {@code DUPLICATE_LIVE_ID} — the build reads
  * the results back and fails if it never appears. {@link Fixed} ({@code Fix.ORDERED_ABORT}: send ABORT, then
- * drop state) must never show it. Run: {@code mvn verify} (quick), or the race catalogue.
+ * drop state; and {@code Fix.UNIQUE_INTERNAL_IDS}, #27987, which also closes it alone) must never show it. Run: {@code mvn verify} (quick), or the race catalogue.
  */
 public class DuplicateIdAbortWindow {
 
@@ -72,7 +72,7 @@ public class DuplicateIdAbortWindow {
     @JCStressTest
     @Outcome(id = "READD_REJECTED", expect = ACCEPTABLE, desc = "add_request saw X still running and raised")
     @Outcome(id = "READDED_AFTER_ABORT", expect = ACCEPTABLE, desc = "wire order ADD(X@1) ABORT(X@1) ADD(X@2)")
-    @Outcome(id = "DUPLICATE_LIVE_ID", expect = FORBIDDEN, desc = "the race must be gone with ORDERED_ABORT")
+    @Outcome(id = "DUPLICATE_LIVE_ID", expect = FORBIDDEN, desc = "the race must be gone with ORDERED_ABORT / UNIQUE_INTERNAL_IDS")
     @Outcome(id = "UNEXPECTED", expect = FORBIDDEN, desc = "a modelling error")
     @State
     public static class Fixed {

@@ -1,0 +1,142 @@
+package vllmrace.races.frontend;
+
+import java.util.List;
+import vllmrace.model.VllmInstance;
+import vllmrace.model.asyncio.Coroutine;
+import vllmrace.model.asyncio.StepLog;
+import vllmrace.model.connector.TestAsyncConnector;
+import vllmrace.model.detect.Violation;
+import vllmrace.model.detect.ViolationKind;
+import vllmrace.model.fix.FixSet;
+import vllmrace.model.frontend.OutputProcessor;
+import vllmrace.model.frontend.RequestAlreadyRunningException;
+import vllmrace.model.frontend.RequestOutputCollector;
+import vllmrace.races.RaceOutcome;
+import vllmrace.races.RaceScenario;
+
+/**
+ * DelayFreedIdReuse (#27987 point 3, #20139; reference §1(d)). One connected model, frontend → FIFO → EngineCore →
+ * Scheduler with KV blocks and a KV connector that async-saves every finished request, aborted ones included
+ * ({@link TestAsyncConnector.SavePolicy#ALWAYS}: {@code request_finished} returns {@code delay_free_blocks=True}, as an
+ * offloading connector or the P side of a P/D deployment does), so a finished request stays in
+ * {@code Scheduler.requests} until its {@code finished_sending}. Set-up: X@1 added and running (it holds a KV block).
+ * Actor 1: {@code AsyncLLM.abort(X)}, then one EngineCore busy-loop iteration applies what arrived so far. Actor 2:
+ * {@code AsyncLLM.add_request(X)} (the client resubmits the id). Arbiter: the rest of the system runs to quiescence:
+ * the save completes and EngineCore steps until X@1 is released, THEN applies input it has not applied yet (a
+ * re-ADD that arrives late lands after the release), runs, and the output handler runs; then FE1/FE3/FE4 and the
+ * scheduler's SC checks.
+ *
+ * <p>Even with {@code ORDERED_ABORT} (the wire order is ADD(X@1) ABORT(X@1) ADD(X@2), and the frontend rejects X
+ * until the ABORT is on the wire), the aborted X@1 is still in {@code Scheduler.requests} (FINISHED_ABORTED, blocks
+ * delay-freed) when an ADD(X@2) sent in that window is applied: the ids collide (upstream today: the "duplicate
+ * request id" assert kills EngineCore; 2025-H1: X@2 overwrites the entry). Frontend ordering alone cannot keep
+ * frontend scope ⊇ EngineCore scope; {@code UNIQUE_INTERNAL_IDS} does: X@2 is {@code X-2} in EngineCore, never
+ * {@code X-1}. Both sequential orders are clean (add first: rejected; abort and its iteration first: the ADD
+ * arrives after the release), so the collision is a race of the resubmit with the delayed free.
+ */
+public final class DelayFreedIdReuseScenario implements RaceScenario {
+    public static final String REQUEST_ID = "X";
+    static final int MAX_TOKENS = 16;
+    static final int NUM_GPU_BLOCKS = 8;
+    private static final int RELEASE_ITERATIONS = 3;
+
+    /** How one run ended. */
+    public enum Outcome implements RaceOutcome {
+        READD_REJECTED(false, "add_request(X) saw X still tracked and raised; X@1 is aborted and released by its finished_sending"),
+        READDED_BESIDE_DELAY_FREED(false, "X re-added under a fresh internal id while X@1 waits for its finished_sending: "
+                + "X@1 is released, X@2 runs"),
+        COLLIDES_WITH_DELAY_FREED(true, "ADD(X@2) reached EngineCore while the aborted X@1 was still in Scheduler.requests "
+                + "(delay-freed): a duplicate id in EngineCore, although the ABORT went out first"),
+        UNEXPECTED(true, "any other violation or exception: a modelling error, never expected");
+
+        private final boolean violation;
+        private final String meaning;
+
+        Outcome(boolean violation, String meaning) {
+            this.violation = violation;
+            this.meaning = meaning;
+        }
+
+        @Override
+        public boolean violation() {
+            return violation;
+        }
+
+        @Override
+        public String meaning() {
+            return meaning;
+        }
+    }
+
+    private final VllmInstance vllm;
+    private final RequestOutputCollector abortedQueue;
+    private final int setupSteps;
+    private final Coroutine<List<String>> abort;
+    private final Coroutine<RequestOutputCollector> add;
+
+    public DelayFreedIdReuseScenario(FixSet fixes) {
+        vllm = new VllmInstance(fixes, TestAsyncConnector.SavePolicy.ALWAYS, NUM_GPU_BLOCKS);
+        abortedQueue = vllm.asyncLlm().addRequest(REQUEST_ID, MAX_TOKENS).run().join();
+        vllm.engineCore().runBusyLoopOnce(); // ADD(X@1) applied, X@1 scheduled: it holds a KV block
+        vllm.asyncLlm().outputHandler().run().join();
+        setupSteps = vllm.stepLog().size();
+        abort = vllm.asyncLlm().abortThen(REQUEST_ID, "EngineCore.run_busy_loop", () -> vllm.engineCore().runBusyLoopOnce());
+        add = vllm.asyncLlm().addRequest(REQUEST_ID, MAX_TOKENS);
+    }
+
+    @Override
+    public Coroutine<List<String>> actor1() {
+        return abort;
+    }
+
+    @Override
+    public Coroutine<RequestOutputCollector> actor2() {
+        return add;
+    }
+
+    @Override
+    public Outcome arbiter() {
+        for (int i = 0; i < RELEASE_ITERATIONS; i++) {
+            vllm.connector().finishInFlightTransfers();
+            vllm.engineCore().step(); // no new input: the pending save's finished_sending releases X@1
+        }
+        for (int i = 0; i < RELEASE_ITERATIONS; i++) {
+            vllm.engineCore().runBusyLoopOnce(); // now the late input, then the re-added request runs
+            vllm.connector().finishInFlightTransfers();
+        }
+        vllm.asyncLlm().outputHandler().run();
+        vllm.checkQuiescence();
+        vllm.scheduler().checkQuiescence();
+        if (vllm.violations().has(ViolationKind.DUPLICATE_LIVE_REQUEST)) {
+            return Outcome.COLLIDES_WITH_DELAY_FREED;
+        }
+        if (!vllm.violations().isEmpty() || actor1().failure() != null || abortedQueue.numFinalOutputs() != 1
+                || !OutputProcessor.FINISH_REASON_ABORT.equals(abortedQueue.finishReason())) {
+            return Outcome.UNEXPECTED;
+        }
+        RuntimeException addFailure = actor2().failure();
+        if (addFailure instanceof RequestAlreadyRunningException) {
+            return vllm.scheduler().requestsSnapshot().isEmpty() ? Outcome.READD_REJECTED : Outcome.UNEXPECTED;
+        }
+        return addFailure == null && vllm.scheduler().requestsSnapshot().size() == 1 ? Outcome.READDED_BESIDE_DELAY_FREED : Outcome.UNEXPECTED;
+    }
+
+    @Override
+    public List<Violation> violations() {
+        return vllm.violations().all();
+    }
+
+    @Override
+    public StepLog stepLog() {
+        return vllm.stepLog();
+    }
+
+    @Override
+    public int setupSteps() {
+        return setupSteps;
+    }
+
+    public VllmInstance vllm() {
+        return vllm;
+    }
+}

@@ -1,0 +1,140 @@
+package vllmrace.races.frontend;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import vllmrace.model.detect.ViolationKind;
+import vllmrace.model.fix.Fix;
+import vllmrace.model.fix.FixSet;
+import vllmrace.races.Race;
+import vllmrace.races.RaceOutcome;
+import vllmrace.races.RaceScenario;
+import vllmrace.races.Replay;
+import vllmrace.races.Variant;
+
+/**
+ * The frontend races under EVERY actor schedule (exhaustive, one thread): the reported variant shows its race in
+ * exactly the expected interleaving and in no sequential order (so model checking can tell it from a sequential
+ * outcome); the fixed variant, and each closing switch alone, is clean in every schedule.
+ */
+class FrontendRaceSchedulesTest {
+
+    private static List<List<Integer>> violating(Race race, FixSet fixes) {
+        Map<List<Integer>, RaceOutcome> outcomes = Schedules.outcomes(race, fixes);
+        for (RaceOutcome outcome : outcomes.values()) {
+            assertFalse(outcome.toString().equals("UNEXPECTED"), race + " " + fixes + ": " + outcomes);
+        }
+        return outcomes.entrySet().stream().filter(e -> e.getValue().violation()).map(Map.Entry::getKey).toList();
+    }
+
+    private static void assertSequentialOrdersClean(Race race, FixSet fixes) {
+        int[] counts = Schedules.stepCounts(race, fixes);
+        Map<List<Integer>, RaceOutcome> outcomes = Schedules.outcomes(race, fixes);
+        List<Integer> oneThenTwo = Schedules.interleavings(counts[0], counts[1]).get(0);
+        List<Integer> twoThenOne = Schedules.interleavings(counts[0], counts[1]).get(outcomes.size() - 1);
+        assertFalse(outcomes.get(oneThenTwo).violation(), race + " actor 1 then 2: " + outcomes.get(oneThenTwo));
+        assertFalse(outcomes.get(twoThenOne).violation(), race + " actor 2 then 1: " + outcomes.get(twoThenOne));
+    }
+
+    @Test
+    void stopStringLateAbortReportedRacesOnlyWhenTheReAddFitsBetweenProcessOutputsAndTheAbortSend() {
+        Race race = Race.StopStringLateAbort;
+        // output handler: get_output_async, process_outputs | add_request: both steps | abort_requests_async
+        assertEquals(List.of(List.of(1, 1, 2, 2, 1)), violating(race, race.fixes(Variant.REPORTED)));
+        assertSequentialOrdersClean(race, race.fixes(Variant.REPORTED));
+    }
+
+    @Test
+    void stopStringLateAbortIsClosedByEachOfItsSwitchesAlone() {
+        Race race = Race.StopStringLateAbort;
+        assertEquals(List.of(), violating(race, race.fixes(Variant.FIXED)));
+        assertEquals(List.of(), violating(race, race.fixes(Variant.REPORTED).with(Fix.ORDERED_FINISH_ABORT)));
+        assertEquals(List.of(), violating(race, race.fixes(Variant.REPORTED).with(Fix.UNIQUE_INTERNAL_IDS)));
+        assertEquals(List.of(List.of(1, 1, 2, 2, 1)), violating(race, FixSet.none()));
+    }
+
+    @Test
+    void delayFreedIdReuseIsFoundWithOrderedAbortOn() {
+        Race race = Race.DelayFreedIdReuse;
+        FixSet reported = race.fixes(Variant.REPORTED);
+        assertTrue(reported.isOn(Fix.ORDERED_ABORT), "the point of the race: ordered abort is ON");
+        // abort: flatten, send ABORT, drop state | add_request: both steps | EngineCore applies ABORT, then ADD
+        assertEquals(List.of(List.of(1, 1, 1, 2, 2, 1)), violating(race, reported));
+        assertSequentialOrdersClean(race, reported);
+    }
+
+    @Test
+    void delayFreedIdReuseIsClosedByUniqueInternalIdsAndNotByOrderedAbort() {
+        Race race = Race.DelayFreedIdReuse;
+        assertEquals(List.of(), violating(race, race.fixes(Variant.FIXED)));
+        assertEquals(List.of(), violating(race, race.fixes(Variant.FIXED).without(Fix.ORDERED_ABORT)));
+    }
+
+    @Test
+    void duplicateIdAbortWindowIsClosedByEachOfItsSwitchesAlone() {
+        Race race = Race.DuplicateIdAbortWindow;
+        assertEquals(List.of(List.of(1, 2, 2, 1)), violating(race, race.fixes(Variant.REPORTED)));
+        assertEquals(List.of(), violating(race, race.fixes(Variant.REPORTED).with(Fix.ORDERED_ABORT)));
+        assertEquals(List.of(), violating(race, race.fixes(Variant.REPORTED).with(Fix.UNIQUE_INTERNAL_IDS)));
+    }
+
+    @Test
+    void stopStringLateAbortBreaksFe1Fe2AndFe3() {
+        RaceScenario scenario = Race.StopStringLateAbort.scenario(Variant.REPORTED);
+        scenario.actor1().runNextStep();
+        scenario.actor1().runNextStep();
+        scenario.actor2().run();
+        scenario.actor1().run();
+        assertEquals(StopStringLateAbortScenario.Outcome.LATE_ABORT_KILLS_READD, scenario.arbiter());
+        assertEquals(List.of(ViolationKind.DUPLICATE_LIVE_REQUEST, ViolationKind.ABORT_HIT_WRONG_REQUEST,
+                ViolationKind.ORPHANED_FRONTEND_REQUEST), scenario.violations().stream().map(v -> v.kind()).toList());
+        StopStringLateAbortScenario s = (StopStringLateAbortScenario) scenario;
+        assertEquals(1, s.stoppedQueue().numFinalOutputs(), "X@1's caller got its stop output");
+    }
+
+    @Test
+    void delayFreedIdReuseBreaksFe1WithTheAbortSentFirst() {
+        RaceScenario scenario = Race.DelayFreedIdReuse.scenario(Variant.REPORTED);
+        for (int i = 0; i < 3; i++) {
+            scenario.actor1().runNextStep();
+        }
+        scenario.actor2().run();
+        scenario.actor1().run();
+        assertEquals(DelayFreedIdReuseScenario.Outcome.COLLIDES_WITH_DELAY_FREED, scenario.arbiter());
+        List<String> wire = scenario.stepLog().entriesSince(scenario.setupSteps()).stream()
+                .filter(s -> s.startsWith("EngineCore: _handle_client_request")).toList();
+        assertEquals(List.of("EngineCore: _handle_client_request(ABORT(X@1))", "EngineCore: _handle_client_request(ADD(X@2))"),
+                wire, "the wire order #15326 asks for");
+        assertEquals(ViolationKind.DUPLICATE_LIVE_REQUEST, scenario.violations().get(0).kind());
+    }
+
+    @Test
+    void strictReplaysOfTheRecordedRacesReproduceThem() {
+        for (Race race : List.of(Race.StopStringLateAbort, Race.DelayFreedIdReuse)) {
+            List<Integer> schedule = violating(race, race.fixes(Variant.REPORTED)).get(0);
+            List<Replay.Move> moves = schedule.stream().map(a -> new Replay.Move(a, null)).toList();
+            RaceScenario recorded = race.scenario(Variant.REPORTED);
+            Replay.Result first = Replay.run(race, race.fixes(Variant.REPORTED), moves, false);
+            Replay.Result again = Replay.run(race, race.fixes(Variant.REPORTED), Replay.schedule(recorded, first.steps()), true);
+            assertEquals(first.steps(), again.steps(), race.toString());
+            assertTrue(again.outcome().violation(), race.toString());
+        }
+    }
+
+    @Test
+    void scenariosBuildBothActorsInTheConstructorWithoutRunningThem() {
+        for (Race race : List.of(Race.StopStringLateAbort, Race.DelayFreedIdReuse)) {
+            for (Variant variant : Variant.values()) {
+                RaceScenario scenario = race.scenario(variant);
+                assertFalse(scenario.actor1().isDone());
+                assertFalse(scenario.actor2().isDone());
+                assertEquals(scenario.setupSteps(), scenario.stepLog().size(), "set-up only so far");
+                assertTrue(scenario.violations().isEmpty());
+            }
+        }
+    }
+}
