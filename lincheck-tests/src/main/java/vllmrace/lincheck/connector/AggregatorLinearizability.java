@@ -1,0 +1,180 @@
+package vllmrace.lincheck.connector;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
+import org.jetbrains.lincheck.datastructures.Operation;
+import vllmrace.lincheck.verdict.LincheckResult;
+import vllmrace.lincheck.verdict.LincheckRun;
+import vllmrace.lincheck.verdict.RunRecorder;
+import vllmrace.model.asyncio.Coroutine;
+import vllmrace.model.asyncio.EventLoop;
+import vllmrace.model.asyncio.StepLog;
+import vllmrace.model.connector.KvConnectorOutput;
+import vllmrace.model.connector.UnknownTransferException;
+import vllmrace.model.connector.multi.ChildConnector;
+import vllmrace.model.connector.multi.KvOutputAggregator;
+import vllmrace.model.connector.multi.LmCacheConnector;
+import vllmrace.model.connector.multi.MultiConnector;
+import vllmrace.model.connector.multi.NixlDecodeConnector;
+import vllmrace.model.detect.ViolationLog;
+import vllmrace.model.fix.FixSet;
+import vllmrace.model.kv.BlockPool;
+import vllmrace.model.kv.KvCacheManager;
+import vllmrace.model.sched.Request;
+
+/**
+ * Linearizability of the connector aggregator's operations (MultiConnector + KvOutputAggregator, world size 1) against a
+ * plain sequential specification in which request R's transfer completes exactly once. Operations: a child reports a
+ * completion ({@code childReports(i)}), the worker collects {@code get_finished} ({@code collect()}), the scheduler side
+ * calls {@code request_finished} ({@code requestFinished()}). Every operation runs as one step of a coroutine on one event
+ * loop (Lincheck treats {@code Coroutine.runNextStep} as atomic).
+ *
+ * <p>Two set-ups. {@link Mode#SAVES}: two async-saving children; {@code requestFinished} starts both saves. Spec: R is
+ * reported (as finished_sending) once, by the first collect after both saves completed. {@link Mode#LOADS}: a NIXL and an
+ * LMCache child both loading R (seed 003). Spec: R is reported (as finished_recving) once, after both loads completed —
+ * upstream's plain union breaks it; {@code MULTI_CONNECTOR_LOAD_DEDUP} restores it.
+ */
+public class AggregatorLinearizability {
+    /** Which aggregator operation set is checked. */
+    public enum Mode { SAVES, LOADS }
+
+    private static volatile Mode mode;
+    private static volatile FixSet fixes;
+
+    private final EventLoop loop = new EventLoop(new StepLog());
+    private final ViolationLog log = new ViolationLog();
+    private final KvCacheManager kv = new KvCacheManager(new BlockPool(2, log), 4, log);
+    private final Request request = new Request("R", 1, 4, 1);
+    private final List<ChildConnector> children;
+    private final MultiConnector multi;
+    private final KvOutputAggregator aggregator;
+    private final Set<String> finishedReqIds = new java.util.HashSet<>();
+
+    public AggregatorLinearizability() {
+        RunRecorder.countInvocation();
+        kv.allocateSlots("R", 4);
+        if (mode == Mode.SAVES) {
+            children = List.of(new LmCacheConnector("LMCacheMPConnector", kv, true), new LmCacheConnector("OffloadingConnector", kv, true));
+        } else {
+            NixlDecodeConnector nixl = new NixlDecodeConnector("NixlConnector", kv, fixes);
+            LmCacheConnector lm = new LmCacheConnector("LMCacheMPConnector", kv, false);
+            nixl.remotePrefill("R", 4);
+            lm.cachedPrefix("R", 4);
+            children = List.of(nixl, lm);
+        }
+        multi = new MultiConnector(fixes, children);
+        aggregator = new KvOutputAggregator(List.of(multi), null, log, null);
+        if (mode == Mode.LOADS) {
+            multi.getNumNewMatchedTokens(request, 0);
+            multi.updateStateAfterAlloc(request, kv.getBlockIds("R"), 4);
+        }
+    }
+
+    static void configure(Mode mode, FixSet fixes) {
+        AggregatorLinearizability.mode = Objects.requireNonNull(mode, "mode");
+        AggregatorLinearizability.fixes = Objects.requireNonNull(fixes, "fixes");
+    }
+
+    private <T> T atomically(String name, Supplier<T> body) {
+        Object[] result = new Object[1];
+        Coroutine<Void> c = Coroutine.builder(loop, name).step(name, () -> result[0] = body.get()).build();
+        c.run();
+        if (c.failure() != null) {
+            throw c.failure();
+        }
+        @SuppressWarnings("unchecked")
+        T t = (T) result[0];
+        return t;
+    }
+
+    /** Scheduler side: {@code request_finished(R)}; R goes into the next {@code finished_req_ids}. */
+    @Operation
+    public String requestFinished() {
+        return atomically("request_finished", () -> {
+            if (finishedReqIds.contains("R")) {
+                return "already finished";
+            }
+            finishedReqIds.add("R");
+            return multi.requestFinished(request, kv.getBlockIds("R")).delayFreeBlocks() ? "delay" : "free";
+        });
+    }
+
+    /** Child {@code child} completes its transfer of R. */
+    @Operation
+    public String childReports(int child) {
+        return atomically("child " + child + " completes", () -> {
+            try {
+                if (children.get(child) instanceof NixlDecodeConnector n) {
+                    n.completePull("R");
+                } else if (mode == Mode.SAVES) {
+                    ((LmCacheConnector) children.get(child)).completeSave("R");
+                } else {
+                    ((LmCacheConnector) children.get(child)).completeLoad("R");
+                }
+                return "ok";
+            } catch (UnknownTransferException e) {
+                return "no transfer";
+            }
+        });
+    }
+
+    /** The worker step: {@code get_finished(finished_req_ids)} aggregated; returns R if reported. */
+    @Operation
+    public String collect() {
+        return atomically("get_finished", () -> {
+            KvConnectorOutput out = aggregator.getFinished(Set.copyOf(finishedReqIds));
+            Set<String> ids = mode == Mode.SAVES ? out.finishedSending() : out.finishedRecving();
+            return ids.contains("R") ? "R" : "";
+        });
+    }
+
+    /** The plain sequential specification: R's transfer completes exactly once, after every child's part. */
+    public static class Specification {
+        private final boolean saves = mode == Mode.SAVES;
+        private boolean finished;
+        private final boolean[] done = new boolean[2];
+        private boolean reported;
+
+        public String requestFinished() {
+            if (finished) {
+                return "already finished";
+            }
+            finished = true;
+            return saves ? "delay" : "free";
+        }
+
+        public String childReports(int child) {
+            if ((saves && !finished) || done[child]) {
+                return "no transfer";
+            }
+            done[child] = true;
+            return "ok";
+        }
+
+        public String collect() {
+            if (done[0] && done[1] && !reported && (!saves || finished)) {
+                reported = true;
+                return "R";
+            }
+            return "";
+        }
+    }
+
+    /** Model checks {@code thread1 || thread2} (then {@code post}) of one mode under {@code fixes}. */
+    public static LincheckResult check(Mode mode, FixSet fixes, int budget) {
+        configure(mode, fixes);
+        Class<?> c = AggregatorLinearizability.class;
+        List<org.jetbrains.kotlinx.lincheck.Actor> t1 = mode == Mode.SAVES
+                ? List.of(LincheckRun.call(c, "requestFinished"), LincheckRun.call(c, "childReports", 0), LincheckRun.call(c, "collect"))
+                : List.of(LincheckRun.call(c, "childReports", 0), LincheckRun.call(c, "collect"));
+        List<org.jetbrains.kotlinx.lincheck.Actor> t2 = List.of(LincheckRun.call(c, "childReports", 1), LincheckRun.call(c, "collect"));
+        ModelCheckingOptions options = LincheckRun.modelChecking(budget)
+                .iterations(0)
+                .addCustomScenario(LincheckRun.scenario(List.of(), t1, t2, List.of(LincheckRun.call(c, "collect"))))
+                .sequentialSpecification(Specification.class);
+        return LincheckRun.check("aggregator " + mode + " " + fixes, c, options, budget);
+    }
+}

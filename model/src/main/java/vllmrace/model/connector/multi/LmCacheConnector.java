@@ -1,0 +1,209 @@
+package vllmrace.model.connector.multi;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import vllmrace.model.connector.KvConnectorOutput;
+import vllmrace.model.connector.MatchedTokens;
+import vllmrace.model.connector.RequestFinishedResult;
+import vllmrace.model.connector.UnknownTransferException;
+import vllmrace.model.kv.KvCacheManager;
+import vllmrace.model.kv.TransferTarget;
+import vllmrace.model.sched.Request;
+
+/**
+ * An LMCache-like connector ({@code kv_role: kv_both}): LMCache's vLLM v1 adapter
+ * ({@code lmcache/integration/vllm/vllm_v1_adapter.py}, {@code LMCacheConnectorV1Impl}) as used through
+ * {@code LMCacheMPConnector}. Scheduler side: {@code get_num_new_matched_tokens} reports a CPU-cache prefix hit as an
+ * async load; {@code update_state_after_alloc} starts it into the request's real blocks whenever it has a hit
+ * ({@code start_load_kv} is broadcast by MultiConnector to every child, seed 003); {@code request_finished} starts an
+ * async save of every finished request when {@code saveEveryFinished} (aborted ones included; #33377, #46240).
+ * Worker side: {@code get_finished} reports completed loads, and completed saves once their id was seen in
+ * {@code finished_req_ids} (CN2). Each transfer is reported exactly once.
+ *
+ * <p>A load snapshots its destination blocks when it starts and writes them when it completes; a save snapshots the
+ * blocks it reads at {@code request_finished} and checks them when it completes: either touching a block its request
+ * no longer owns is recorded by the KV detector as {@code WRITE_INTO_FREED_BLOCK}.
+ *
+ * <p>Thread-safe: every method is synchronized on the connector. Caller errors throw before any state changes.
+ */
+public final class LmCacheConnector implements ChildConnector {
+    private final String name;
+    private final KvCacheManager kvCacheManager;
+    private final boolean saveEveryFinished;
+    private final Map<String, Integer> cachedPrefix = new HashMap<>();
+    private final Map<String, AsyncTransfer> loads = new LinkedHashMap<>();
+    private final List<AsyncTransfer> saves = new ArrayList<>();
+    private final Set<String> seenFinished = new HashSet<>();
+    private final Map<String, Integer> requestFinishedCalls = new HashMap<>();
+
+    public LmCacheConnector(String name, KvCacheManager kvCacheManager, boolean saveEveryFinished) {
+        this.name = Objects.requireNonNull(name, "name");
+        this.kvCacheManager = Objects.requireNonNull(kvCacheManager, "kvCacheManager");
+        this.saveEveryFinished = saveEveryFinished;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    /**
+     * Set-up: the CPU cache holds the first {@code numTokens} tokens of {@code requestId}'s prompt (an earlier turn).
+     *
+     * @throws IllegalArgumentException for a token count below 1 (nothing changes)
+     */
+    public synchronized void cachedPrefix(String requestId, int numTokens) {
+        Objects.requireNonNull(requestId, "requestId");
+        if (numTokens <= 0) {
+            throw new IllegalArgumentException("a cached prefix needs a positive token count, got " + numTokens);
+        }
+        cachedPrefix.put(requestId, numTokens);
+    }
+
+    @Override
+    public synchronized MatchedTokens getNumNewMatchedTokens(Request request, int numComputedTokens) {
+        Objects.requireNonNull(request, "request");
+        if (numComputedTokens < 0) {
+            throw new IllegalArgumentException("num_computed_tokens must be >= 0, got " + numComputedTokens);
+        }
+        Integer hit = cachedPrefix.get(request.requestId());
+        return hit == null || numComputedTokens > 0 ? MatchedTokens.NONE : new MatchedTokens(hit, true);
+    }
+
+    /** {@code start_load_kv} of a cache hit into the request's real blocks, whether or not this child was chosen. */
+    @Override
+    public synchronized void updateStateAfterAlloc(Request request, List<Integer> blockIds, int numExternalTokens) {
+        Objects.requireNonNull(request, "request");
+        Objects.requireNonNull(blockIds, "blockIds");
+        if (numExternalTokens < 0) {
+            throw new IllegalArgumentException("num_external_tokens must be >= 0, got " + numExternalTokens);
+        }
+        if (!blockIds.isEmpty() && cachedPrefix.remove(request.requestId()) != null) {
+            loads.put(request.requestId(), new AsyncTransfer(request.requestId(), kvCacheManager.beginTransfer(request.requestId())));
+        }
+    }
+
+    @Override
+    public synchronized RequestFinishedResult requestFinished(Request request, List<Integer> blockIds) {
+        Objects.requireNonNull(request, "request");
+        Objects.requireNonNull(blockIds, "blockIds");
+        requestFinishedCalls.merge(request.requestId(), 1, Integer::sum);
+        if (!saveEveryFinished || blockIds.isEmpty()) {
+            return RequestFinishedResult.FREE_NOW;
+        }
+        saves.add(new AsyncTransfer(request.requestId(), kvCacheManager.beginTransfer(request.requestId())));
+        return new RequestFinishedResult(true, Map.of("lmcache_saved", Boolean.TRUE));
+    }
+
+    @Override
+    public synchronized void updateConnectorOutput(KvConnectorOutput kvConnectorOutput) {
+        Objects.requireNonNull(kvConnectorOutput, "kvConnectorOutput");
+    }
+
+    @Override
+    public synchronized KvConnectorOutput getFinished(Set<String> finishedReqIds) {
+        seenFinished.addAll(Objects.requireNonNull(finishedReqIds, "finishedReqIds"));
+        Set<String> recving = new LinkedHashSet<>();
+        for (Iterator<AsyncTransfer> it = loads.values().iterator(); it.hasNext(); ) {
+            AsyncTransfer load = it.next();
+            if (load.done) {
+                recving.add(load.requestId);
+                it.remove();
+            }
+        }
+        Set<String> sending = new LinkedHashSet<>();
+        for (Iterator<AsyncTransfer> it = saves.iterator(); it.hasNext(); ) {
+            AsyncTransfer save = it.next();
+            if (save.done && seenFinished.contains(save.requestId) && sending.add(save.requestId)) {
+                it.remove();
+            }
+        }
+        return new KvConnectorOutput(sending, recving, Set.of());
+    }
+
+    /**
+     * Worker: the load of {@code requestId} from the CPU cache lands in its blocks.
+     *
+     * @throws UnknownTransferException if no load of that id is in flight (a duplicate or unknown report; nothing changes)
+     */
+    public synchronized void completeLoad(String requestId) {
+        AsyncTransfer load = loads.get(Objects.requireNonNull(requestId, "requestId"));
+        if (load == null || load.done) {
+            throw new UnknownTransferException(name + ": no async load of request " + requestId + " is in flight");
+        }
+        kvCacheManager.completeWrite(load.target);
+        load.done = true;
+    }
+
+    /**
+     * Worker: the oldest in-flight save of {@code requestId} completes (it read the blocks it snapshotted).
+     *
+     * @throws UnknownTransferException if no save of that id is in flight (nothing changes)
+     */
+    public synchronized void completeSave(String requestId) {
+        Objects.requireNonNull(requestId, "requestId");
+        for (AsyncTransfer save : saves) {
+            if (save.requestId.equals(requestId) && !save.done) {
+                kvCacheManager.completeWrite(save.target);
+                save.done = true;
+                return;
+            }
+        }
+        throw new UnknownTransferException(name + ": no async save of request " + requestId + " is in flight");
+    }
+
+    /** Worker: every in-flight load and save completes now. Returns how many did. */
+    public synchronized int finishInFlightTransfers() {
+        int n = 0;
+        for (AsyncTransfer t : loads.values()) {
+            if (!t.done) {
+                kvCacheManager.completeWrite(t.target);
+                t.done = true;
+                n++;
+            }
+        }
+        for (AsyncTransfer t : saves) {
+            if (!t.done) {
+                kvCacheManager.completeWrite(t.target);
+                t.done = true;
+                n++;
+            }
+        }
+        return n;
+    }
+
+    @Override
+    public synchronized boolean hasUnreportedLoad(String requestId) {
+        return loads.containsKey(requestId);
+    }
+
+    @Override
+    public synchronized boolean hasPendingTransfer(String requestId) {
+        return loads.containsKey(requestId) || saves.stream().anyMatch(s -> s.requestId.equals(requestId));
+    }
+
+    @Override
+    public synchronized List<TransferTarget> inFlightLoadTargets() {
+        List<TransferTarget> targets = new ArrayList<>();
+        loads.values().stream().filter(l -> !l.done).forEach(l -> targets.add(l.target));
+        saves.stream().filter(s -> !s.done).forEach(s -> targets.add(s.target));
+        return targets;
+    }
+
+    public synchronized boolean isIdle() {
+        return loads.isEmpty() && saves.isEmpty();
+    }
+
+    /** How often {@code request_finished} ran for {@code requestId} (contract: exactly once). */
+    public synchronized int requestFinishedCalls(String requestId) {
+        return requestFinishedCalls.getOrDefault(requestId, 0);
+    }
+}

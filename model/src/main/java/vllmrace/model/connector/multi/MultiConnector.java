@@ -1,0 +1,249 @@
+package vllmrace.model.connector.multi;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import vllmrace.model.connector.KvConnectorBaseV1;
+import vllmrace.model.connector.KvConnectorOutput;
+import vllmrace.model.connector.KvConnectorWorker;
+import vllmrace.model.connector.MatchedTokens;
+import vllmrace.model.connector.PendingTransfers;
+import vllmrace.model.connector.RequestFinishedResult;
+import vllmrace.model.fix.Fix;
+import vllmrace.model.fix.FixSet;
+import vllmrace.model.kv.TransferTarget;
+import vllmrace.model.sched.Request;
+
+/**
+ * {@code vllm/distributed/kv_transfer/kv_connector/v1/multi_connector.py}, {@code MultiConnector} (reference §3(b)),
+ * both roles. Scheduler side: {@code get_num_new_matched_tokens} (the first child with tokens is chosen,
+ * {@code _requests_to_connector}), {@code update_state_after_alloc} (the chosen child gets the tokens, the others the
+ * real blocks and 0), {@code request_finished} (every child is called; the async saves beyond the first go to
+ * {@code _extra_async_saves}), {@code build_connector_meta} (moves the counts into the metadata and resets them).
+ * Worker side: {@code bind_connector_metadata} and {@code get_finished}: finished sends are deduplicated by count;
+ * finished recvs are a plain union as upstream, or, with {@link Fix#MULTI_CONNECTOR_LOAD_DEDUP} (seed 003 (1)),
+ * deduplicated by the mirror count {@code extraAsyncLoads}, filled at {@code update_state_after_alloc} from the children
+ * that started a load.
+ *
+ * <p>Model simplification: the model's Scheduler does not call {@code build_connector_meta}; the worker side binds the
+ * metadata built since its last step at the start of each {@code get_finished}. A count is therefore bound no later
+ * than upstream binds it (the same step's metadata), and always before any child can report the transfer it counts.
+ *
+ * <p>Thread-safe: every method is synchronized on the connector (lock order: MultiConnector, then a child).
+ * Caller errors throw before any state changes.
+ */
+public final class MultiConnector implements KvConnectorBaseV1, KvConnectorWorker, PendingTransfers {
+    private final FixSet fixes;
+    private final List<ChildConnector> connectors;
+    // scheduler side
+    private final Map<String, Integer> requestsToConnector = new HashMap<>();
+    private Map<String, Integer> extraAsyncSaves = new HashMap<>();
+    private Map<String, Integer> extraAsyncLoads = new HashMap<>();
+    // worker side
+    private final Map<String, Integer> workerExtraAsyncSaves = new HashMap<>();
+    private final Map<String, Integer> workerExtraAsyncLoads = new HashMap<>();
+
+    /**
+     * @throws IllegalArgumentException for no children or a child listed twice
+     */
+    public MultiConnector(FixSet fixes, List<? extends ChildConnector> connectors) {
+        this.fixes = Objects.requireNonNull(fixes, "fixes");
+        this.connectors = List.copyOf(Objects.requireNonNull(connectors, "connectors"));
+        if (this.connectors.isEmpty()) {
+            throw new IllegalArgumentException("MultiConnector needs at least one connector");
+        }
+        if (Set.copyOf(this.connectors).size() != this.connectors.size()) {
+            throw new IllegalArgumentException("a connector is listed twice");
+        }
+    }
+
+    @Override
+    public synchronized MatchedTokens getNumNewMatchedTokens(Request request, int numComputedTokens) {
+        Objects.requireNonNull(request, "request");
+        if (numComputedTokens < 0) {
+            throw new IllegalArgumentException("num_computed_tokens must be >= 0, got " + numComputedTokens);
+        }
+        MatchedTokens chosen = null;
+        int chosenIndex = -1;
+        for (int i = 0; i < connectors.size(); i++) {
+            MatchedTokens m = connectors.get(i).getNumNewMatchedTokens(request, numComputedTokens);
+            if (m.numExternalTokens() == null) {
+                return MatchedTokens.ASK_AGAIN_LATER;
+            }
+            if (chosen == null && m.numExternalTokens() > 0) {
+                chosen = m;
+                chosenIndex = i;
+            }
+        }
+        if (chosen == null) {
+            return MatchedTokens.NONE;
+        }
+        requestsToConnector.put(request.requestId(), chosenIndex);
+        return chosen;
+    }
+
+    @Override
+    public synchronized void updateStateAfterAlloc(Request request, List<Integer> blockIds, int numExternalTokens) {
+        Objects.requireNonNull(request, "request");
+        Objects.requireNonNull(blockIds, "blockIds");
+        if (numExternalTokens < 0) {
+            throw new IllegalArgumentException("num_external_tokens must be >= 0, got " + numExternalTokens);
+        }
+        Integer chosen = requestsToConnector.get(request.requestId());
+        for (int i = 0; i < connectors.size(); i++) {
+            boolean isChosen = chosen != null && chosen == i;
+            connectors.get(i).updateStateAfterAlloc(request, blockIds, isChosen ? numExternalTokens : 0);
+        }
+        if (fixes.isOn(Fix.MULTI_CONNECTOR_LOAD_DEDUP)) {
+            int loading = 0;
+            for (ChildConnector c : connectors) {
+                if (c.hasUnreportedLoad(request.requestId())) {
+                    loading++;
+                }
+            }
+            if (loading > 1) {
+                extraAsyncLoads.put(request.requestId(), loading - 1);
+            }
+        }
+    }
+
+    /** {@code _aggregate_request_finished}: every child is called; {@code (async_saves > 0, merged params)}. */
+    @Override
+    public synchronized RequestFinishedResult requestFinished(Request request, List<Integer> blockIds) {
+        Objects.requireNonNull(request, "request");
+        Objects.requireNonNull(blockIds, "blockIds");
+        int asyncSaves = 0;
+        Map<String, Object> params = null;
+        for (ChildConnector c : connectors) {
+            RequestFinishedResult r = c.requestFinished(request, blockIds);
+            if (r.delayFreeBlocks()) {
+                asyncSaves++;
+            }
+            if (r.kvTransferParams() != null) {
+                if (params == null) {
+                    params = new HashMap<>();
+                }
+                for (Map.Entry<String, Object> e : r.kvTransferParams().entrySet()) {
+                    params.putIfAbsent(e.getKey(), e.getValue()); // upstream raises on a key clash; the model's children never clash
+                }
+            }
+        }
+        if (asyncSaves > 1) {
+            extraAsyncSaves.put(request.requestId(), asyncSaves - 1);
+        }
+        requestsToConnector.remove(request.requestId());
+        return new RequestFinishedResult(asyncSaves > 0, params);
+    }
+
+    /** Forwarded to every child. */
+    @Override
+    public synchronized void updateConnectorOutput(KvConnectorOutput kvConnectorOutput) {
+        Objects.requireNonNull(kvConnectorOutput, "kvConnectorOutput");
+        for (ChildConnector c : connectors) {
+            c.updateConnectorOutput(kvConnectorOutput);
+        }
+    }
+
+    /** {@code build_connector_meta}: the counts move into the metadata and the scheduler-side maps reset to {@code {}}. */
+    public synchronized ConnectorMetadata buildConnectorMeta() {
+        ConnectorMetadata meta = new ConnectorMetadata(extraAsyncSaves, extraAsyncLoads);
+        extraAsyncSaves = new HashMap<>();
+        extraAsyncLoads = new HashMap<>();
+        return meta;
+    }
+
+    /** {@code bind_connector_metadata}: merges the counts into the worker side. */
+    public synchronized void bindConnectorMetadata(ConnectorMetadata metadata) {
+        Objects.requireNonNull(metadata, "metadata");
+        workerExtraAsyncSaves.putAll(metadata.extraAsyncSaves());
+        workerExtraAsyncLoads.putAll(metadata.extraAsyncLoads());
+    }
+
+    /**
+     * Worker {@code get_finished}: binds the pending metadata, then asks each child. Sends: an id with an extra count is
+     * absorbed (count decremented, entry deleted at 1) and reported only by the last child. Recvs: plain union, or with
+     * seed 003 (1) the same count-down on {@code extraAsyncLoads}.
+     */
+    @Override
+    public synchronized KvConnectorOutput getFinished(Set<String> finishedReqIds) {
+        Objects.requireNonNull(finishedReqIds, "finishedReqIds");
+        bindConnectorMetadata(buildConnectorMeta());
+        Set<String> sending = new LinkedHashSet<>();
+        Set<String> recving = new LinkedHashSet<>();
+        Set<Integer> invalid = new LinkedHashSet<>();
+        for (ChildConnector c : connectors) {
+            KvConnectorOutput out = c.getFinished(finishedReqIds);
+            for (String id : out.finishedRecving()) {
+                if (fixes.isOn(Fix.MULTI_CONNECTOR_LOAD_DEDUP) && absorb(workerExtraAsyncLoads, id)) {
+                    continue;
+                }
+                recving.add(id); // finished_recving.update(recving or ())
+            }
+            for (String id : out.finishedSending()) {
+                if (absorb(workerExtraAsyncSaves, id)) {
+                    continue;
+                }
+                sending.add(id);
+            }
+            invalid.addAll(out.invalidBlockIds());
+        }
+        return new KvConnectorOutput(sending, recving, invalid);
+    }
+
+    /** {@code extra_pending = counts.get(req_id)}: true (absorbed) while more reports of the id are still to come. */
+    private static boolean absorb(Map<String, Integer> counts, String id) {
+        Integer extra = counts.get(id);
+        if (extra == null) {
+            return false;
+        }
+        if (extra == 1) {
+            counts.remove(id);
+        } else {
+            counts.put(id, extra - 1);
+        }
+        return true;
+    }
+
+    @Override
+    public synchronized boolean hasPendingTransfer(String requestId) {
+        for (ChildConnector c : connectors) {
+            if (c.hasPendingTransfer(requestId)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public synchronized List<TransferTarget> inFlightLoadTargets() {
+        List<TransferTarget> targets = new ArrayList<>();
+        for (ChildConnector c : connectors) {
+            targets.addAll(c.inFlightLoadTargets());
+        }
+        return targets;
+    }
+
+    /** The children, in config order. */
+    public List<ChildConnector> connectors() {
+        return connectors;
+    }
+
+    /** {@code _requests_to_connector.get(id)}: the index of the child chosen to load the request, or null. */
+    public synchronized Integer chosenConnector(String requestId) {
+        return requestsToConnector.get(requestId);
+    }
+
+    /** Worker-side {@code _extra_async_saves} (bound counts not yet drained), for tests and CN3. */
+    public synchronized Map<String, Integer> workerExtraAsyncSaves() {
+        return Map.copyOf(workerExtraAsyncSaves);
+    }
+
+    /** Worker-side extra async loads (seed 003 (1)), for tests. */
+    public synchronized Map<String, Integer> workerExtraAsyncLoads() {
+        return Map.copyOf(workerExtraAsyncLoads);
+    }
+}

@@ -1,0 +1,99 @@
+package vllmrace.races.connector;
+
+import java.util.List;
+import vllmrace.model.connector.multi.LmCacheConnector;
+import vllmrace.model.detect.ViolationKind;
+import vllmrace.model.fix.FixSet;
+import vllmrace.model.sched.RequestStatus;
+import vllmrace.races.RaceOutcome;
+
+/**
+ * ExtraAsyncSavesDedup (reference §3(b), positive control). A MultiConnector of two async-saving children
+ * ({@code LMCacheMPConnector}, {@code OffloadingConnector}) and a pool of ONE block. Set-up: R (local, 4 tokens,
+ * max_tokens 1) ran and finished: {@code request_finished} got True from both children, so
+ * {@code _extra_async_saves[R] = 1} and R's block stays allocated; R2 waits for a block. Actor 1: the worker's LMCache
+ * save of R completes. Actor 2: a busy-loop iteration, the Offloading save of R completes, two more iterations.
+ *
+ * <p>What must hold whatever the order: the first of the two reports is absorbed by the count and only the second
+ * reaches the scheduler, so R's block is freed (and given to R2) only after both saves read it; exactly one
+ * finished_sending(R).
+ */
+public final class ExtraAsyncSavesDedupScenario extends ConnectorRaceScenario {
+    public static final String REQUEST_ID = "R";
+    public static final String OTHER_REQUEST_ID = "R2";
+
+    /** How one run ended. */
+    public enum Outcome implements RaceOutcome {
+        FREED_AFTER_LAST_SAVE(false, "R's block was freed after both async saves completed; one finished_sending(R); R2 ran"),
+        FREED_BEFORE_LAST_SAVE(true, "a save read R's block after it was freed (and maybe given to R2), or a second finished_sending(R)"),
+        UNEXPECTED(true, "any other violation or exception: a modelling error, never expected");
+
+        private final boolean violation;
+        private final String meaning;
+
+        Outcome(boolean violation, String meaning) {
+            this.violation = violation;
+            this.meaning = meaning;
+        }
+
+        @Override
+        public boolean violation() {
+            return violation;
+        }
+
+        @Override
+        public String meaning() {
+            return meaning;
+        }
+    }
+
+    private final LmCacheConnector lmcache;
+    private final LmCacheConnector offloading;
+
+    public ExtraAsyncSavesDedupScenario(FixSet fixes) {
+        this(new LmCacheConnector[2], fixes);
+    }
+
+    private ExtraAsyncSavesDedupScenario(LmCacheConnector[] c, FixSet fixes) {
+        super(new ConnectorRig(fixes, 1, kv -> {
+            c[0] = new LmCacheConnector("LMCacheMPConnector", kv, true);
+            c[1] = new LmCacheConnector("OffloadingConnector", kv, true);
+            return List.of(c[0], c[1]);
+        }));
+        this.lmcache = c[0];
+        this.offloading = c[1];
+        rig.sendAdd(REQUEST_ID, 4, 1);
+        rig.sendAdd(OTHER_REQUEST_ID, 4, 1);
+        rig.engineCore().processInputQueue();
+        rig.track(REQUEST_ID);
+        rig.track(OTHER_REQUEST_ID);
+        for (int i = 0; i < 4 && !rig.request(REQUEST_ID).isFinished(); i++) {
+            rig.runBusyLoopOnce();
+        }
+        if (!rig.request(REQUEST_ID).isFinished()) {
+            throw new IllegalStateException("set-up: R did not finish: " + rig.request(REQUEST_ID));
+        }
+        actors(rig.actor("Worker: LMCacheMPConnector").worker("LMCacheMPConnector: async save of R completes",
+                        () -> lmcache.completeSave(REQUEST_ID)).build(),
+                rig.actor("EngineCore busy loop + OffloadingConnector").iteration()
+                        .worker("OffloadingConnector: async save of R completes", () -> offloading.completeSave(REQUEST_ID))
+                        .iteration().iteration().build());
+    }
+
+    @Override
+    public Outcome arbiter() {
+        rig.runToQuiescence();
+        if (rig.has(ViolationKind.WRITE_INTO_FREED_BLOCK) || rig.has(ViolationKind.DUPLICATE_TRANSFER_EVENT)
+                || rig.has(ViolationKind.LATE_TRANSFER_REPORT)) {
+            return Outcome.FREED_BEFORE_LAST_SAVE;
+        }
+        if (!rig.violations().isEmpty() || actorFailed() || !rig.allFreed()) {
+            return Outcome.UNEXPECTED;
+        }
+        if (rig.request(REQUEST_ID).status() == RequestStatus.FINISHED_LENGTH_CAPPED
+                && rig.request(OTHER_REQUEST_ID).status() == RequestStatus.FINISHED_LENGTH_CAPPED) {
+            return Outcome.FREED_AFTER_LAST_SAVE;
+        }
+        return Outcome.UNEXPECTED;
+    }
+}

@@ -1,0 +1,183 @@
+package vllmrace.model.connector.multi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import vllmrace.model.connector.KvConnectorOutput;
+import vllmrace.model.connector.KvConnectorWorker;
+import vllmrace.model.connector.MatchedTokens;
+import vllmrace.model.connector.UnknownTransferException;
+import vllmrace.model.detect.ViolationKind;
+import vllmrace.model.detect.ViolationLog;
+import vllmrace.model.fix.Fix;
+import vllmrace.model.fix.FixSet;
+import vllmrace.model.kv.BlockPool;
+import vllmrace.model.kv.KvCacheManager;
+import vllmrace.model.sched.Request;
+
+/** MultiConnector, its children and KvOutputAggregator, operation by operation (reference §3). */
+class MultiConnectorTest {
+    private final ViolationLog log = new ViolationLog();
+    private final KvCacheManager kv = new KvCacheManager(new BlockPool(4, log), 4, log);
+    private final Request r = new Request("R", 1, 4, 1);
+
+    private List<Integer> allocate() {
+        kv.allocateSlots("R", 4);
+        return kv.getBlockIds("R");
+    }
+
+    @Test
+    void sendsAreDedupedByCountAndReportedAfterTheLastSave() {
+        LmCacheConnector a = new LmCacheConnector("A", kv, true);
+        LmCacheConnector b = new LmCacheConnector("B", kv, true);
+        MultiConnector multi = new MultiConnector(FixSet.all(), List.of(a, b));
+        assertTrue(multi.requestFinished(r, allocate()).delayFreeBlocks());
+        assertEquals(Set.of(), multi.getFinished(Set.of("R")).finishedSending());
+        assertEquals(Map.of("R", 1), multi.workerExtraAsyncSaves());
+        b.completeSave("R");
+        assertEquals(Set.of(), multi.getFinished(Set.of()).finishedSending(), "the first report is absorbed");
+        a.completeSave("R");
+        assertEquals(Set.of("R"), multi.getFinished(Set.of()).finishedSending());
+        assertEquals(Map.of(), multi.workerExtraAsyncSaves(), "CN3: the count drained");
+        assertEquals(1, a.requestFinishedCalls("R"));
+        assertEquals(1, b.requestFinishedCalls("R"));
+    }
+
+    @Test
+    void aSaveIsReportedOnlyAfterItsIdWasSeenInFinishedReqIds() {
+        LmCacheConnector a = new LmCacheConnector("A", kv, true);
+        MultiConnector multi = new MultiConnector(FixSet.all(), List.of(a));
+        multi.requestFinished(r, allocate());
+        a.completeSave("R");
+        assertEquals(Set.of(), multi.getFinished(Set.of()).finishedSending(), "CN2");
+        assertEquals(Set.of("R"), multi.getFinished(Set.of("R")).finishedSending());
+    }
+
+    private MultiConnector twoLoaders(FixSet fixes, NixlDecodeConnector[] nixl, LmCacheConnector[] lm) {
+        nixl[0] = new NixlDecodeConnector("NIXL", kv, fixes);
+        lm[0] = new LmCacheConnector("LMCache", kv, false);
+        nixl[0].remotePrefill("R", 4);
+        lm[0].cachedPrefix("R", 4);
+        MultiConnector multi = new MultiConnector(fixes, List.of(nixl[0], lm[0]));
+        assertEquals(new MatchedTokens(4, true), multi.getNumNewMatchedTokens(r, 0));
+        assertEquals(0, multi.chosenConnector("R"), "the first child with tokens is chosen");
+        multi.updateStateAfterAlloc(r, allocate(), 4);
+        assertTrue(nixl[0].isPullInFlight("R"));
+        assertTrue(lm[0].hasUnreportedLoad("R"), "start_load_kv is broadcast: the other child loads too");
+        return multi;
+    }
+
+    @Test
+    void recvsAreAPlainUnionUpstream() {
+        NixlDecodeConnector[] nixl = new NixlDecodeConnector[1];
+        LmCacheConnector[] lm = new LmCacheConnector[1];
+        MultiConnector multi = twoLoaders(FixSet.all().without(Fix.MULTI_CONNECTOR_LOAD_DEDUP), nixl, lm);
+        lm[0].completeLoad("R");
+        assertEquals(Set.of("R"), multi.getFinished(Set.of()).finishedRecving());
+        nixl[0].completePull("R");
+        assertEquals(Set.of("R"), multi.getFinished(Set.of()).finishedRecving(), "seed 003: reported a second time");
+    }
+
+    @Test
+    void loadDedupReportsTheRecvOnceAfterTheLastLoad() {
+        NixlDecodeConnector[] nixl = new NixlDecodeConnector[1];
+        LmCacheConnector[] lm = new LmCacheConnector[1];
+        MultiConnector multi = twoLoaders(FixSet.all(), nixl, lm);
+        lm[0].completeLoad("R");
+        assertEquals(Set.of(), multi.getFinished(Set.of()).finishedRecving());
+        nixl[0].completePull("R");
+        assertEquals(Set.of("R"), multi.getFinished(Set.of()).finishedRecving());
+        assertEquals(Map.of(), multi.workerExtraAsyncLoads());
+        assertFalse(multi.hasPendingTransfer("R"));
+    }
+
+    @Test
+    void aggregatorCountsEachIdDownPerWorker() {
+        KvConnectorOutput recvR = new KvConnectorOutput(Set.of(), Set.of("R"), Set.of());
+        KvConnectorWorker w = ids -> KvConnectorOutput.EMPTY;
+        KvOutputAggregator agg = new KvOutputAggregator(List.of(w, w), null, log, null);
+        assertEquals(Set.of(), agg.aggregate(List.of(recvR, KvConnectorOutput.EMPTY)).finishedRecving());
+        assertEquals(Set.of("R"), agg.pendingRecvs());
+        assertEquals(Set.of("R"), agg.aggregate(List.of(KvConnectorOutput.EMPTY, recvR)).finishedRecving());
+        assertEquals(Set.of(), agg.pendingRecvs());
+    }
+
+    @Test
+    void aggregatorRecordsASecondRecvOfOneId() {
+        KvConnectorOutput recvR = new KvConnectorOutput(Set.of(), Set.of("R"), Set.of());
+        KvOutputAggregator agg = new KvOutputAggregator(List.of(ids -> KvConnectorOutput.EMPTY), null, log, id -> null);
+        agg.aggregate(List.of(recvR));
+        agg.aggregate(List.of(recvR));
+        assertTrue(log.has(ViolationKind.DUPLICATE_TRANSFER_EVENT));
+    }
+
+    // ---- bad input: a specific exception with state unchanged, or a documented no-op ----
+
+    @Test
+    void completingAnUnknownOrAlreadyReportedTransferThrowsAndChangesNothing() {
+        NixlDecodeConnector nixl = new NixlDecodeConnector("NIXL", kv, FixSet.all());
+        LmCacheConnector lm = new LmCacheConnector("LM", kv, true);
+        assertThrows(UnknownTransferException.class, () -> nixl.completePull("nobody"));
+        assertThrows(UnknownTransferException.class, () -> lm.completeLoad("nobody"));
+        assertThrows(UnknownTransferException.class, () -> lm.completeSave("nobody"));
+        lm.cachedPrefix("R", 4);
+        lm.updateStateAfterAlloc(r, allocate(), 4);
+        lm.completeLoad("R");
+        assertThrows(UnknownTransferException.class, () -> lm.completeLoad("R"), "a duplicate report");
+        assertEquals(Set.of("R"), lm.getFinished(Set.of()).finishedRecving(), "still reported exactly once");
+        assertEquals(Set.of(), lm.getFinished(Set.of()).finishedRecving());
+        assertTrue(log.isEmpty());
+    }
+
+    @Test
+    void negativeCountsAreRejected() {
+        NixlDecodeConnector nixl = new NixlDecodeConnector("NIXL", kv, FixSet.all());
+        LmCacheConnector lm = new LmCacheConnector("LM", kv, true);
+        MultiConnector multi = new MultiConnector(FixSet.all(), List.of(nixl, lm));
+        assertThrows(IllegalArgumentException.class, () -> nixl.remotePrefill("R", 0));
+        assertThrows(IllegalArgumentException.class, () -> lm.cachedPrefix("R", -1));
+        assertThrows(IllegalArgumentException.class, () -> multi.getNumNewMatchedTokens(r, -1));
+        assertThrows(IllegalArgumentException.class, () -> multi.updateStateAfterAlloc(r, List.of(), -4));
+        assertThrows(IllegalArgumentException.class, () -> new ConnectorMetadata(Map.of("R", 0), Map.of()));
+        assertThrows(IllegalArgumentException.class, () -> new ConnectorMetadata(Map.of(), Map.of("R", -1)));
+        assertThrows(IllegalArgumentException.class, () -> new KvOutputAggregator(List.of(ids -> KvConnectorOutput.EMPTY), 0, log, null));
+        assertThrows(IllegalArgumentException.class, () -> new KvOutputAggregator(List.of(), null, log, null));
+        assertEquals(MatchedTokens.NONE, multi.getNumNewMatchedTokens(r, 0), "nothing was registered");
+        assertEquals(Map.of(), multi.workerExtraAsyncSaves());
+    }
+
+    @Test
+    void structuralCallerErrorsAreRejected() {
+        LmCacheConnector lm = new LmCacheConnector("LM", kv, true);
+        assertThrows(IllegalArgumentException.class, () -> new MultiConnector(FixSet.all(), List.of()));
+        assertThrows(IllegalArgumentException.class, () -> new MultiConnector(FixSet.all(), List.of(lm, lm)));
+        MultiConnector multi = new MultiConnector(FixSet.all(), List.of(lm));
+        assertThrows(NullPointerException.class, () -> multi.requestFinished(null, List.of()));
+        assertThrows(NullPointerException.class, () -> multi.getFinished(null));
+        KvOutputAggregator agg = new KvOutputAggregator(List.of(multi), null, log, null);
+        assertThrows(IllegalArgumentException.class, () -> agg.aggregate(List.of(KvConnectorOutput.EMPTY, KvConnectorOutput.EMPTY)));
+        assertEquals(0, lm.requestFinishedCalls("R"));
+    }
+
+    @Test
+    void finishedReqIdsNamingUnknownRequestsAreANoOp() {
+        LmCacheConnector lm = new LmCacheConnector("LM", kv, true);
+        MultiConnector multi = new MultiConnector(FixSet.all(), List.of(lm));
+        assertEquals(KvConnectorOutput.EMPTY, multi.getFinished(Set.of("never-added")));
+        assertFalse(multi.hasPendingTransfer("never-added"));
+    }
+
+    @Test
+    void nixlPinsANormallyFinishedRequestOnlyWithTheFix() {
+        NixlDecodeConnector upstream = new NixlDecodeConnector("NIXL", kv, FixSet.all().without(Fix.NIXL_PIN_PULL_BLOCKS));
+        upstream.remotePrefill("R", 4);
+        upstream.updateStateAfterAlloc(r, allocate(), 4);
+        assertFalse(upstream.requestFinished(r, kv.getBlockIds("R")).delayFreeBlocks(), "decode side: (False, None)");
+    }
+}

@@ -1,0 +1,63 @@
+package vllmrace.races.connector;
+
+import vllmrace.races.AllInterleavings;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import vllmrace.model.fix.Fix;
+import vllmrace.model.fix.FixSet;
+import vllmrace.races.Race;
+import vllmrace.races.RaceOutcome;
+import vllmrace.races.Variant;
+
+/** Every interleaving of the connector races' actors, run directly on the model (no harness). */
+class ConnectorRacesModelTest {
+
+    private static Map<RaceOutcome, Integer> explore(Race race, FixSet fixes) {
+        return AllInterleavings.outcomes(() -> race.scenario(fixes));
+    }
+
+    @Test
+    void extraAsyncSavesDedupIsCleanInEveryInterleaving() {
+        Map<RaceOutcome, Integer> seen = explore(Race.ExtraAsyncSavesDedup, Race.ExtraAsyncSavesDedup.fixes(Variant.FIXED));
+        assertEquals(Set.of(ExtraAsyncSavesDedupScenario.Outcome.FREED_AFTER_LAST_SAVE), seen.keySet(), seen.toString());
+    }
+
+    @Test
+    void lateLoadCompletionUnionReportedKillsTheEngineAndFixedIsClean() {
+        Map<RaceOutcome, Integer> reported = explore(Race.LateLoadCompletionUnion, Race.LateLoadCompletionUnion.fixes(Variant.REPORTED));
+        assertTrue(reported.containsKey(LateLoadCompletionScenario.Outcome.ENGINE_DEAD), reported.toString());
+        assertTrue(reported.containsKey(LateLoadCompletionScenario.Outcome.COMPLETED), reported.toString());
+        Map<RaceOutcome, Integer> fixed = explore(Race.LateLoadCompletionUnion, Race.LateLoadCompletionUnion.fixes(Variant.FIXED));
+        assertEquals(Set.of(LateLoadCompletionScenario.Outcome.COMPLETED), fixed.keySet(), fixed.toString());
+    }
+
+    @Test
+    void lateLoadCompletionUnionIsClosedByEachSufficientDirectionAlone() {
+        for (Fix direction : Race.LateLoadCompletionUnion.closedBy()) {
+            FixSet fixes = Race.LateLoadCompletionUnion.fixes(Variant.REPORTED).with(direction);
+            Map<RaceOutcome, Integer> seen = explore(Race.LateLoadCompletionUnion, fixes);
+            assertTrue(!seen.containsKey(LateLoadCompletionScenario.Outcome.ENGINE_DEAD), direction + ": " + seen);
+        }
+    }
+
+    @Test
+    void pullIntoFreedBlocksReportedWritesAFreedBlockAndFixedIsClean() {
+        Map<RaceOutcome, Integer> reported = explore(Race.PullIntoFreedBlocks, Race.PullIntoFreedBlocks.fixes(Variant.REPORTED));
+        assertTrue(reported.containsKey(PullIntoFreedBlocksScenario.Outcome.PULL_WROTE_FREED_BLOCK), reported.toString());
+        assertTrue(!reported.containsKey(PullIntoFreedBlocksScenario.Outcome.UNEXPECTED), reported.toString());
+        Map<RaceOutcome, Integer> fixed = explore(Race.PullIntoFreedBlocks, Race.PullIntoFreedBlocks.fixes(Variant.FIXED));
+        assertEquals(Set.of(PullIntoFreedBlocksScenario.Outcome.NO_BAD_WRITE), fixed.keySet(), fixed.toString());
+    }
+
+    @Test
+    void pinningAloneClosesPullIntoFreedBlocks() {
+        FixSet fixes = Race.PullIntoFreedBlocks.fixes(Variant.REPORTED).with(Fix.NIXL_PIN_PULL_BLOCKS);
+        Map<RaceOutcome, Integer> seen = explore(Race.PullIntoFreedBlocks, fixes);
+        assertEquals(Set.of(PullIntoFreedBlocksScenario.Outcome.NO_BAD_WRITE), seen.keySet(), seen.toString());
+    }
+}
