@@ -37,7 +37,8 @@ final class ResultsReadme {
         md.append("| race | component | upstream | JCStress reported | JCStress fixed | Lincheck reported | Lincheck fixed | trace | replay |\n");
         md.append("|---|---|---|---|---|---|---|---|---|\n");
         for (Race race : Race.values()) {
-            md.append("| `").append(race.name()).append("` | ").append(race.component().packageName()).append(" | ")
+            md.append("| <a id=\"").append(anchor(race)).append("\"></a>`").append(race.name()).append("` | ")
+                    .append(race.component().packageName()).append(" | ")
                     .append(race.upstream()).append(" | ")
                     .append(cell(race, "JCStress", "reported")).append(" | ")
                     .append(cell(race, "JCStress", "fixed")).append(" | ")
@@ -57,8 +58,9 @@ final class ResultsReadme {
         }
 
         md.append("\n## Fix-switch matrix\n\n");
-        md.append("Each race's scenario model-checked by Lincheck with no fix, each fix switch alone, and every fix: ")
-                .append("which switches close which race (computed, not assumed).\n\n");
+        md.append("Each race's scenario with no fix, each fix switch alone, the race's own fixes (`own`), and every fix: ")
+                .append("which switches close which race, computed by running every interleaving of the two actors' steps ")
+                .append("(each step atomic, as in the Lincheck checks) on a fresh model; counts are in `fix-matrix.tsv`.\n\n");
         List<String> columns = Catalogue.matrixColumns();
         md.append("| race |");
         columns.forEach(c -> md.append(' ').append(c).append(" |"));
@@ -78,6 +80,11 @@ final class ResultsReadme {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** The HTML anchor of a race's row. */
+    static String anchor(Race race) {
+        return race.name().toLowerCase();
     }
 
     private String cell(Race race, String engine, String variant) {

@@ -75,6 +75,11 @@ public final class Coroutine<T> {
         }
     }
 
+    /** How many steps the coroutine has in all (it may end earlier, if a step raises). */
+    public int stepCount() {
+        return steps.size();
+    }
+
     public String task() {
         return task;
     }

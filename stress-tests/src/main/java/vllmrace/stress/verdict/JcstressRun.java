@@ -52,14 +52,19 @@ public final class JcstressRun {
 
     /** Runs every JCStress test whose name matches {@code testRegex}, in one launch. */
     public JcstressResults run(String testRegex) throws IOException, InterruptedException {
+        return run(testRegex, "report");
+    }
+
+    /** As {@link #run(String)}, writing JCStress's HTML report to {@code reportName} in the working directory. */
+    public JcstressResults run(String testRegex, String reportName) throws IOException, InterruptedException {
         Files.createDirectories(workDir);
         try (Stream<Path> old = Files.list(workDir)) {
             for (Path p : (Iterable<Path>) old.filter(JcstressRun::isResultsFile)::iterator) {
                 Files.delete(p);
             }
         }
-        Path report = workDir.resolve("report");
-        Path console = workDir.resolve("console.txt");
+        Path report = workDir.resolve(reportName);
+        Path console = workDir.resolve(reportName + "-console.txt");
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-cp");

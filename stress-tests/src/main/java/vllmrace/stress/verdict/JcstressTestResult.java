@@ -14,6 +14,7 @@ public final class JcstressTestResult {
     private final Map<String, Long> counts = new TreeMap<>();
     private final Set<String> statuses = new TreeSet<>();
     private final List<String> messages = new ArrayList<>();
+    private int launches = 1;
 
     JcstressTestResult(String testName) {
         this.testName = testName;
@@ -29,6 +30,19 @@ public final class JcstressTestResult {
 
     void addMessages(List<String> more) {
         messages.addAll(more);
+    }
+
+    /** Adds another launch's results of the same test. */
+    void mergeFrom(JcstressTestResult other) {
+        other.counts.forEach(this::add);
+        statuses.addAll(other.statuses);
+        messages.addAll(other.messages);
+        launches += other.launches;
+    }
+
+    /** How many JCStress launches these results add up. */
+    public int launches() {
+        return launches;
     }
 
     public String testName() {

@@ -1,0 +1,53 @@
+package vllmrace.catalogue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Collectors;
+import vllmrace.races.Expectation;
+import vllmrace.races.Race;
+import vllmrace.races.Variant;
+
+/**
+ * The race table of the top-level README, rendered from the registry between two markers, so the README
+ * cannot list a race the model lacks or miss one it has. The catalogue rewrites it; a test compares.
+ */
+final class ReadmeRaceTable {
+    static final String BEGIN = "<!-- race table: written by ./catalogue from the registry -->";
+    static final String END = "<!-- end of race table -->";
+
+    private ReadmeRaceTable() {
+    }
+
+    static String render() {
+        StringBuilder md = new StringBuilder(BEGIN).append('\n');
+        md.append("| race | component | upstream | reported | fixed | results |\n|---|---|---|---|---|---|\n");
+        for (Race race : Race.values()) {
+            String fixes = race.closedBy().stream().map(Enum::name).sorted().collect(Collectors.joining(", "));
+            md.append("| `").append(race.name()).append("` | ").append(race.component().packageName()).append(" | ")
+                    .append(race.upstream()).append(" | ").append(race.expected(Variant.REPORTED).label()).append(" | ")
+                    .append(Expectation.CLEAN.label()).append(" (").append(fixes).append(") | ")
+                    .append("[row](results/README.md#").append(ResultsReadme.anchor(race)).append(")");
+            if (race.expected(Variant.REPORTED) == Expectation.BUG_FOUND) {
+                md.append(", [trace](results/traces/").append(race.name()).append(".md), [replay](results/replays/")
+                        .append(race.name()).append(".md)");
+            }
+            md.append(" |\n");
+        }
+        return md.append(END).toString();
+    }
+
+    /** The README with its race table replaced by the rendered one. */
+    static String rewrite(String readme) {
+        int begin = readme.indexOf(BEGIN);
+        int end = readme.indexOf(END);
+        if (begin < 0 || end < begin) {
+            throw new IllegalStateException("README.md has no race table markers: " + BEGIN + " ... " + END);
+        }
+        return readme.substring(0, begin) + render() + readme.substring(end + END.length());
+    }
+
+    static void rewrite(Path readme) throws IOException {
+        Files.writeString(readme, rewrite(Files.readString(readme)));
+    }
+}
