@@ -42,9 +42,33 @@ public final class Catalogue {
     private final List<String> mismatches = new ArrayList<>();
 
     public static void main(String[] args) throws Exception {
+        if (args.length == 1 && args[0].equals("--render")) {
+            new Catalogue().render();
+            return;
+        }
         List<Race> races = select(args);
         int status = new Catalogue().run(races);
         System.exit(status);
+    }
+
+    /** Re-renders results/README.md and the README race table from the saved tables, running nothing. */
+    void render() throws IOException {
+        new ResultsReadme(results, verdictsTable(), matrixTable(), linearizabilityTable()).write();
+        ReadmeRaceTable.rewrite(results.getParent().resolve("README.md"));
+    }
+
+    private Tsv verdictsTable() {
+        return new Tsv(results.resolve("verdicts.tsv"), 3,
+                "race", "engine", "variant", "expected", "observed", "runs", "violating", "figures", "wall_ms");
+    }
+
+    private Tsv matrixTable() {
+        return new Tsv(results.resolve("fix-matrix.tsv"), 2, "race", "fixes_on", "observed", "figures");
+    }
+
+    private Tsv linearizabilityTable() {
+        return new Tsv(results.resolve("linearizability.tsv"), 2,
+                "check", "variant", "expected", "observed", "figures", "wall_ms");
     }
 
     static List<Race> select(String[] args) {
@@ -61,11 +85,9 @@ public final class Catalogue {
 
     int run(List<Race> races) throws IOException, InterruptedException {
         System.out.println("Race catalogue: " + races.size() + " race(s), evidence in " + results);
-        Tsv verdicts = new Tsv(results.resolve("verdicts.tsv"), 3,
-                "race", "engine", "variant", "expected", "observed", "runs", "violating", "figures", "wall_ms");
-        Tsv matrix = new Tsv(results.resolve("fix-matrix.tsv"), 2, "race", "fixes_on", "observed", "figures");
-        Tsv linearizability = new Tsv(results.resolve("linearizability.tsv"), 2,
-                "check", "variant", "expected", "observed", "figures", "wall_ms");
+        Tsv verdicts = verdictsTable();
+        Tsv matrix = matrixTable();
+        Tsv linearizability = linearizabilityTable();
         for (Race race : races) {
             verdicts.removeFirst(race.name());
             matrix.removeFirst(race.name());

@@ -5,7 +5,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import vllmrace.races.Expectation;
 import vllmrace.races.Race;
+import vllmrace.races.Variant;
 
 /** Renders results/README.md from the results tables: what a user reads first. */
 final class ResultsReadme {
@@ -88,6 +90,9 @@ final class ResultsReadme {
     }
 
     private String cell(Race race, String engine, String variant) {
+        if (variant.equals("reported") && race.expected(Variant.REPORTED) == Expectation.NOT_APPLICABLE) {
+            return "— (positive control: no reported variant)";
+        }
         List<String> row = verdicts.get(race.name(), engine, variant);
         if (row == null) {
             return "not run";
