@@ -18,6 +18,7 @@ import vllmrace.lincheck.verdict.TraceStore;
 import vllmrace.races.Expectation;
 import vllmrace.races.Race;
 import vllmrace.races.RaceOutcome;
+import vllmrace.races.RaceScenario;
 import vllmrace.races.Replay;
 import vllmrace.races.Variant;
 
@@ -37,6 +38,9 @@ class ReplayTest {
         static SavedReplay read(Race race) throws IOException {
             Path page = TraceStore.replayPath(race);
             assertTrue(Files.exists(page), page + " is missing: run ./catalogue " + race.name());
+            RaceScenario scenario = race.scenario(race.fixes(Variant.REPORTED));
+            String task1 = scenario.actor1().task() + ": ";
+            String task2 = scenario.actor2().task() + ": ";
             List<String> steps = new ArrayList<>();
             List<Replay.Move> moves = new ArrayList<>();
             for (String line : Files.readAllLines(page)) {
@@ -46,8 +50,11 @@ class ReplayTest {
                 }
                 steps.add(m.group(2));
                 if (!m.group(1).equals("arbiter")) {
-                    String step = m.group(2);
-                    moves.add(new Replay.Move(m.group(1).equals("actor 1") ? 1 : 2, step.substring(step.indexOf(": ") + 2)));
+                    boolean first = m.group(1).equals("actor 1");
+                    String task = first ? task1 : task2;
+                    assertTrue(m.group(2).startsWith(task), page + ": '" + m.group(2) + "' is not a step of " + task);
+                    // step names may contain ": " themselves, so strip the actor's task, not the first separator
+                    moves.add(new Replay.Move(first ? 1 : 2, m.group(2).substring(task.length())));
                 }
             }
             assertFalse(moves.isEmpty(), page + " has no actor step");
