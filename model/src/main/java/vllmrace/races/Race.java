@@ -122,7 +122,16 @@ public enum Race {
             EnumSet.of(Fix.NIXL_PIN_PULL_BLOCKS, Fix.MULTI_CONNECTOR_LOAD_DEDUP),
             Expectation.BUG_FOUND,
             vllmrace.races.connector.PullIntoFreedBlocksScenario.Outcome.class,
-            fixes -> new vllmrace.races.connector.PullIntoFreedBlocksScenario(fixes));
+            fixes -> new vllmrace.races.connector.PullIntoFreedBlocksScenario(fixes)),
+    RecvAndSendForAbortedLoad(
+            Component.CONNECTOR,
+            "#46240",
+            "a request aborted while its async load is in flight is delay-freed, and request_finished starts an async save "
+                    + "in another child: recv and send both complete it, and the second hits assert req_id in self.requests",
+            EnumSet.of(Fix.NO_SAVE_WHILE_LOADING),
+            Expectation.BUG_FOUND,
+            vllmrace.races.connector.RecvAndSendForAbortedLoadScenario.Outcome.class,
+            fixes -> new vllmrace.races.connector.RecvAndSendForAbortedLoadScenario(fixes));
 
     private final Component component;
     private final String upstream;

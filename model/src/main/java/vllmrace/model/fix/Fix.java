@@ -53,7 +53,16 @@ public enum Fix {
      * id no longer in {@code requests} (and a finished_recving for a request that no longer waits for it) instead of
      * asserting.
      */
-    SCHEDULER_SKIP_LATE_REPORT("seed 003 (3)", "Scheduler warns and skips late transfer reports instead of asserting");
+    SCHEDULER_SKIP_LATE_REPORT("seed 003 (3)", "Scheduler warns and skips late transfer reports instead of asserting"),
+    /**
+     * #46240, fixed on the connector side as the maintainers ask (njhill, #53079 review: "There should not be multiple
+     * completion events even in the case of abort"; orozery, #46304: keep calling request_finished immediately on abort):
+     * while a request's async load is in flight (as the scheduler side knows it: started at update_state_after_alloc, not
+     * yet seen in update_connector_output's finished_recving), MultiConnector.request_finished hands the other children
+     * no blocks, since those blocks hold no complete KV yet. No child starts a save, so an aborted load ends with one
+     * terminal event, its finished_recving. Closes RecvAndSendForAbortedLoad.
+     */
+    NO_SAVE_WHILE_LOADING("#46240", "MultiConnector.request_finished gives the other children no blocks to save while the request's async load is in flight");
 
     private final String upstream;
     private final String description;

@@ -72,6 +72,12 @@ public final class ConnectorRig {
         inputSocket.send(new EngineCoreMessage.Add(new EngineCoreRequest(requestId, ++arrivalClock, numPromptTokens, maxTokens)));
     }
 
+    /** The client's ABORT goes on the input socket (the next busy-loop iteration's {@code _process_input_queue} applies it). */
+    public void sendAbort(String requestId) {
+        Request request = tracked.get(requestId);
+        inputSocket.send(new EngineCoreMessage.Abort(List.of(requestId), request == null ? Map.of() : Map.of(requestId, request.arrivalTime())));
+    }
+
     /** Set-up: keeps the engine's Request object of {@code requestId}. */
     public Request track(String requestId) {
         Request request = Objects.requireNonNull(scheduler.getRequest(requestId), () -> requestId + " is not in the scheduler");

@@ -60,4 +60,18 @@ class ConnectorRacesModelTest {
         Map<RaceOutcome, Integer> seen = explore(Race.PullIntoFreedBlocks, fixes);
         assertEquals(Set.of(PullIntoFreedBlocksScenario.Outcome.NO_BAD_WRITE), seen.keySet(), seen.toString());
     }
+
+    @Test
+    void recvAndSendForAbortedLoadReportedKillsTheEngineAndFixedIsClean() {
+        Map<RaceOutcome, Integer> reported = explore(Race.RecvAndSendForAbortedLoad, Race.RecvAndSendForAbortedLoad.fixes(Variant.REPORTED));
+        // every other fix ON includes seed 003 (3): the late send is skipped, the engine lives, but the save read a freed block
+        assertTrue(reported.containsKey(RecvAndSendForAbortedLoadScenario.Outcome.SAVE_READ_FREED_BLOCK), reported.toString());
+        assertTrue(!reported.containsKey(RecvAndSendForAbortedLoadScenario.Outcome.UNEXPECTED), reported.toString());
+        Map<RaceOutcome, Integer> upstream = explore(Race.RecvAndSendForAbortedLoad,
+                Race.RecvAndSendForAbortedLoad.fixes(Variant.REPORTED).without(Fix.SCHEDULER_SKIP_LATE_REPORT));
+        assertTrue(upstream.containsKey(RecvAndSendForAbortedLoadScenario.Outcome.ENGINE_DEAD), upstream.toString());
+        Map<RaceOutcome, Integer> fixed = explore(Race.RecvAndSendForAbortedLoad, Race.RecvAndSendForAbortedLoad.fixes(Variant.FIXED));
+        assertEquals(Set.of(RecvAndSendForAbortedLoadScenario.Outcome.ABORTED_CLEAN), fixed.keySet(), fixed.toString());
+        System.out.println("RecvAndSendForAbortedLoad reported " + reported + ", without (3) " + upstream + ", fixed " + fixed);
+    }
 }

@@ -2,6 +2,7 @@ package vllmrace.model.connector.multi;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +28,12 @@ import vllmrace.model.sched.Request;
  * Worker side: {@code bind_connector_metadata} and {@code get_finished}: finished sends are deduplicated by count;
  * finished recvs are a plain union as upstream, or, with {@link Fix#MULTI_CONNECTOR_LOAD_DEDUP} (seed 003 (1)),
  * deduplicated by the mirror count {@code extraAsyncLoads}, filled at {@code update_state_after_alloc} from the children
- * that started a load.
+ * that started a load. With {@link Fix#NO_SAVE_WHILE_LOADING} (#46240) {@code request_finished} of a request whose async
+ * load is still in flight, as the scheduler side knows it ({@code loadsInFlight}: added at {@code update_state_after_alloc}
+ * when a child started a load, removed when {@code update_connector_output} carries its finished_recving), gives the
+ * children that do not load it no blocks: nothing can start a save of blocks still being written, so the load's
+ * finished_recving stays the request's only terminal event. Upstream (the reported behaviour) hands every child the real
+ * blocks, and a saving child returns True next to the pending load.
  *
  * <p>Model simplification: the model's Scheduler does not call {@code build_connector_meta}; the worker side binds the
  * metadata built since its last step at the start of each {@code get_finished}. A count is therefore bound no later
@@ -43,6 +49,8 @@ public final class MultiConnector implements KvConnectorBaseV1, KvConnectorWorke
     private final Map<String, Integer> requestsToConnector = new HashMap<>();
     private Map<String, Integer> extraAsyncSaves = new HashMap<>();
     private Map<String, Integer> extraAsyncLoads = new HashMap<>();
+    /** Scheduler side's view of async loads: request id → indices of the children loading it, until its finished_recving. */
+    private final Map<String, Set<Integer>> loadsInFlight = new HashMap<>();
     // worker side
     private final Map<String, Integer> workerExtraAsyncSaves = new HashMap<>();
     private final Map<String, Integer> workerExtraAsyncLoads = new HashMap<>();
@@ -98,16 +106,17 @@ public final class MultiConnector implements KvConnectorBaseV1, KvConnectorWorke
             boolean isChosen = chosen != null && chosen == i;
             connectors.get(i).updateStateAfterAlloc(request, blockIds, isChosen ? numExternalTokens : 0);
         }
-        if (fixes.isOn(Fix.MULTI_CONNECTOR_LOAD_DEDUP)) {
-            int loading = 0;
-            for (ChildConnector c : connectors) {
-                if (c.hasUnreportedLoad(request.requestId())) {
-                    loading++;
-                }
+        Set<Integer> loaders = new HashSet<>();
+        for (int i = 0; i < connectors.size(); i++) {
+            if (connectors.get(i).hasUnreportedLoad(request.requestId())) {
+                loaders.add(i);
             }
-            if (loading > 1) {
-                extraAsyncLoads.put(request.requestId(), loading - 1);
-            }
+        }
+        if (!loaders.isEmpty()) {
+            loadsInFlight.put(request.requestId(), loaders);
+        }
+        if (fixes.isOn(Fix.MULTI_CONNECTOR_LOAD_DEDUP) && loaders.size() > 1) {
+            extraAsyncLoads.put(request.requestId(), loaders.size() - 1);
         }
     }
 
@@ -118,8 +127,11 @@ public final class MultiConnector implements KvConnectorBaseV1, KvConnectorWorke
         Objects.requireNonNull(blockIds, "blockIds");
         int asyncSaves = 0;
         Map<String, Object> params = null;
-        for (ChildConnector c : connectors) {
-            RequestFinishedResult r = c.requestFinished(request, blockIds);
+        Set<Integer> loaders = loadsInFlight.remove(request.requestId());
+        for (int i = 0; i < connectors.size(); i++) {
+            ChildConnector c = connectors.get(i);
+            boolean noBlocksToSave = loaders != null && !loaders.contains(i) && fixes.isOn(Fix.NO_SAVE_WHILE_LOADING);
+            RequestFinishedResult r = c.requestFinished(request, noBlocksToSave ? List.of() : blockIds);
             if (r.delayFreeBlocks()) {
                 asyncSaves++;
             }
@@ -139,10 +151,11 @@ public final class MultiConnector implements KvConnectorBaseV1, KvConnectorWorke
         return new RequestFinishedResult(asyncSaves > 0, params);
     }
 
-    /** Forwarded to every child. */
+    /** Forwarded to every child; a finished_recving ends the scheduler side's view of that load. */
     @Override
     public synchronized void updateConnectorOutput(KvConnectorOutput kvConnectorOutput) {
         Objects.requireNonNull(kvConnectorOutput, "kvConnectorOutput");
+        loadsInFlight.keySet().removeAll(kvConnectorOutput.finishedRecving());
         for (ChildConnector c : connectors) {
             c.updateConnectorOutput(kvConnectorOutput);
         }

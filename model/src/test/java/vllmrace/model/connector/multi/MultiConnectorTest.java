@@ -180,4 +180,42 @@ class MultiConnectorTest {
         upstream.updateStateAfterAlloc(r, allocate(), 4);
         assertFalse(upstream.requestFinished(r, kv.getBlockIds("R")).delayFreeBlocks(), "decode side: (False, None)");
     }
+
+    /** #46240: a NIXL pull of R in flight, an offloading LMCache child; R is aborted (request_finished) mid-load. */
+    private static MultiConnector pullAndOffload(FixSet fixes, KvCacheManager kv, Request r, LmCacheConnector[] lm) {
+        NixlDecodeConnector nixl = new NixlDecodeConnector("NIXL", kv, fixes);
+        lm[0] = new LmCacheConnector("LMCache offload", kv, true);
+        nixl.remotePrefill("R", 4);
+        MultiConnector multi = new MultiConnector(fixes, List.of(nixl, lm[0]));
+        multi.getNumNewMatchedTokens(r, 0);
+        kv.allocateSlots("R", 4);
+        multi.updateStateAfterAlloc(r, kv.getBlockIds("R"), 4);
+        return multi;
+    }
+
+    @Test
+    void upstreamStartsASaveNextToAnInFlightLoad() {
+        LmCacheConnector[] lm = new LmCacheConnector[1];
+        MultiConnector multi = pullAndOffload(FixSet.all().without(Fix.NO_SAVE_WHILE_LOADING), kv, r, lm);
+        assertTrue(multi.requestFinished(r, kv.getBlockIds("R")).delayFreeBlocks(), "the offload child saves: a second terminal event will come");
+        assertTrue(lm[0].hasPendingTransfer("R"));
+    }
+
+    @Test
+    void noSaveWhileLoadingGivesTheOtherChildrenNoBlocksUntilTheRecvIsSeen() {
+        LmCacheConnector[] lm = new LmCacheConnector[1];
+        MultiConnector multi = pullAndOffload(FixSet.all(), kv, r, lm);
+        assertFalse(multi.requestFinished(r, kv.getBlockIds("R")).delayFreeBlocks(), "only the load's finished_recving will end R");
+        assertFalse(lm[0].hasPendingTransfer("R"));
+        assertEquals(1, lm[0].requestFinishedCalls("R"), "request_finished is still called on every child (#46304 review)");
+    }
+
+    @Test
+    void afterTheRecvWasSeenTheOffloadSavesAsUsual() {
+        LmCacheConnector[] lm = new LmCacheConnector[1];
+        MultiConnector multi = pullAndOffload(FixSet.all(), kv, r, lm);
+        multi.updateConnectorOutput(new KvConnectorOutput(Set.of(), Set.of("R"), Set.of()));
+        assertTrue(multi.requestFinished(r, kv.getBlockIds("R")).delayFreeBlocks());
+        assertTrue(lm[0].hasPendingTransfer("R"));
+    }
 }
