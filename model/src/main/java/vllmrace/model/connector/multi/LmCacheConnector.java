@@ -1,17 +1,13 @@
 package vllmrace.model.connector.multi;
 
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import vllmrace.model.connector.KvConnectorOutput;
-import vllmrace.model.connector.MatchedTokens;
 import vllmrace.model.connector.RequestFinishedResult;
 import vllmrace.model.connector.UnknownTransferException;
 import vllmrace.model.kv.KvCacheManager;
@@ -34,25 +30,13 @@ import vllmrace.model.sched.Request;
  *
  * <p>Thread-safe: every method is synchronized on the connector. Caller errors throw before any state changes.
  */
-public final class LmCacheConnector implements ChildConnector {
-    private final String name;
-    private final KvCacheManager kvCacheManager;
+public final class LmCacheConnector extends AsyncLoadingChild {
     private final boolean saveEveryFinished;
-    private final Map<String, Integer> cachedPrefix = new HashMap<>();
-    private final Map<String, AsyncTransfer> loads = new LinkedHashMap<>();
     private final List<AsyncTransfer> saves = new ArrayList<>();
-    private final Set<String> seenFinished = new HashSet<>();
-    private final Map<String, Integer> requestFinishedCalls = new HashMap<>();
 
     public LmCacheConnector(String name, KvCacheManager kvCacheManager, boolean saveEveryFinished) {
-        this.name = Objects.requireNonNull(name, "name");
-        this.kvCacheManager = Objects.requireNonNull(kvCacheManager, "kvCacheManager");
+        super(name, kvCacheManager);
         this.saveEveryFinished = saveEveryFinished;
-    }
-
-    @Override
-    public String name() {
-        return name;
     }
 
     /**
@@ -60,52 +44,18 @@ public final class LmCacheConnector implements ChildConnector {
      *
      * @throws IllegalArgumentException for a token count below 1 (nothing changes)
      */
-    public synchronized void cachedPrefix(String requestId, int numTokens) {
-        Objects.requireNonNull(requestId, "requestId");
-        if (numTokens <= 0) {
-            throw new IllegalArgumentException("a cached prefix needs a positive token count, got " + numTokens);
-        }
-        cachedPrefix.put(requestId, numTokens);
-    }
-
-    @Override
-    public synchronized MatchedTokens getNumNewMatchedTokens(Request request, int numComputedTokens) {
-        Objects.requireNonNull(request, "request");
-        if (numComputedTokens < 0) {
-            throw new IllegalArgumentException("num_computed_tokens must be >= 0, got " + numComputedTokens);
-        }
-        Integer hit = cachedPrefix.get(request.requestId());
-        return hit == null || numComputedTokens > 0 ? MatchedTokens.NONE : new MatchedTokens(hit, true);
-    }
-
-    /** {@code start_load_kv} of a cache hit into the request's real blocks, whether or not this child was chosen. */
-    @Override
-    public synchronized void updateStateAfterAlloc(Request request, List<Integer> blockIds, int numExternalTokens) {
-        Objects.requireNonNull(request, "request");
-        Objects.requireNonNull(blockIds, "blockIds");
-        if (numExternalTokens < 0) {
-            throw new IllegalArgumentException("num_external_tokens must be >= 0, got " + numExternalTokens);
-        }
-        if (!blockIds.isEmpty() && cachedPrefix.remove(request.requestId()) != null) {
-            loads.put(request.requestId(), new AsyncTransfer(request.requestId(), kvCacheManager.beginTransfer(request.requestId())));
-        }
+    public void cachedPrefix(String requestId, int numTokens) {
+        offerPrefix(requestId, numTokens, "a cached prefix");
     }
 
     @Override
     public synchronized RequestFinishedResult requestFinished(Request request, List<Integer> blockIds) {
-        Objects.requireNonNull(request, "request");
-        Objects.requireNonNull(blockIds, "blockIds");
-        requestFinishedCalls.merge(request.requestId(), 1, Integer::sum);
+        countRequestFinished(request, blockIds);
         if (!saveEveryFinished || blockIds.isEmpty()) {
             return RequestFinishedResult.FREE_NOW;
         }
         saves.add(new AsyncTransfer(request.requestId(), kvCacheManager.beginTransfer(request.requestId())));
         return new RequestFinishedResult(true, Map.of("lmcache_saved", Boolean.TRUE));
-    }
-
-    @Override
-    public synchronized void updateConnectorOutput(KvConnectorOutput kvConnectorOutput) {
-        Objects.requireNonNull(kvConnectorOutput, "kvConnectorOutput");
     }
 
     @Override
@@ -134,13 +84,8 @@ public final class LmCacheConnector implements ChildConnector {
      *
      * @throws UnknownTransferException if no load of that id is in flight (a duplicate or unknown report; nothing changes)
      */
-    public synchronized void completeLoad(String requestId) {
-        AsyncTransfer load = loads.get(Objects.requireNonNull(requestId, "requestId"));
-        if (load == null || load.done) {
-            throw new UnknownTransferException(name + ": no async load of request " + requestId + " is in flight");
-        }
-        kvCacheManager.completeWrite(load.target);
-        load.done = true;
+    public void completeLoad(String requestId) {
+        completeLoadOf(requestId, "async load");
     }
 
     /**
@@ -157,32 +102,12 @@ public final class LmCacheConnector implements ChildConnector {
                 return;
             }
         }
-        throw new UnknownTransferException(name + ": no async save of request " + requestId + " is in flight");
+        throw new UnknownTransferException(name() + ": no async save of request " + requestId + " is in flight");
     }
 
     /** Worker: every in-flight load and save completes now. Returns how many did. */
     public synchronized int finishInFlightTransfers() {
-        int n = 0;
-        for (AsyncTransfer t : loads.values()) {
-            if (!t.done) {
-                kvCacheManager.completeWrite(t.target);
-                t.done = true;
-                n++;
-            }
-        }
-        for (AsyncTransfer t : saves) {
-            if (!t.done) {
-                kvCacheManager.completeWrite(t.target);
-                t.done = true;
-                n++;
-            }
-        }
-        return n;
-    }
-
-    @Override
-    public synchronized boolean hasUnreportedLoad(String requestId) {
-        return loads.containsKey(requestId);
+        return completeAll(loads.values()) + completeAll(saves);
     }
 
     @Override
@@ -200,10 +125,5 @@ public final class LmCacheConnector implements ChildConnector {
 
     public synchronized boolean isIdle() {
         return loads.isEmpty() && saves.isEmpty();
-    }
-
-    /** How often {@code request_finished} ran for {@code requestId} (contract: exactly once). */
-    public synchronized int requestFinishedCalls(String requestId) {
-        return requestFinishedCalls.getOrDefault(requestId, 0);
     }
 }

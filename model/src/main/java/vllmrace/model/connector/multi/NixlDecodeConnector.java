@@ -1,17 +1,13 @@
 package vllmrace.model.connector.multi;
 
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import vllmrace.model.connector.KvConnectorOutput;
-import vllmrace.model.connector.MatchedTokens;
 import vllmrace.model.connector.RequestFinishedResult;
 import vllmrace.model.connector.UnknownTransferException;
 import vllmrace.model.fix.Fix;
@@ -37,69 +33,28 @@ import vllmrace.model.sched.RequestStatus;
  *
  * <p>Thread-safe: every method is synchronized on the connector. Caller errors throw before any state changes.
  */
-public final class NixlDecodeConnector implements ChildConnector {
-    private final String name;
-    private final KvCacheManager kvCacheManager;
+public final class NixlDecodeConnector extends AsyncLoadingChild {
     private final FixSet fixes;
-    private final Map<String, Integer> remotePrefill = new HashMap<>();
-    private final Map<String, AsyncTransfer> pulls = new LinkedHashMap<>();
-    private final Set<String> seenFinished = new HashSet<>();
-    private final Map<String, Integer> requestFinishedCalls = new HashMap<>();
 
     public NixlDecodeConnector(String name, KvCacheManager kvCacheManager, FixSet fixes) {
-        this.name = Objects.requireNonNull(name, "name");
-        this.kvCacheManager = Objects.requireNonNull(kvCacheManager, "kvCacheManager");
+        super(name, kvCacheManager);
         this.fixes = Objects.requireNonNull(fixes, "fixes");
-    }
-
-    @Override
-    public String name() {
-        return name;
     }
 
     /**
      * Set-up: {@code requestId} arrives with {@code kv_transfer_params.do_remote_prefill}: its first {@code numTokens}
-     * prompt tokens are on the prefill instance.
+     * prompt tokens are on the prefill instance (the pull starts at {@code update_state_after_alloc}; one per request).
      *
      * @throws IllegalArgumentException for a token count below 1 (nothing changes)
      */
-    public synchronized void remotePrefill(String requestId, int numTokens) {
-        Objects.requireNonNull(requestId, "requestId");
-        if (numTokens <= 0) {
-            throw new IllegalArgumentException("remote prefill needs a positive token count, got " + numTokens);
-        }
-        remotePrefill.put(requestId, numTokens);
-    }
-
-    @Override
-    public synchronized MatchedTokens getNumNewMatchedTokens(Request request, int numComputedTokens) {
-        Objects.requireNonNull(request, "request");
-        if (numComputedTokens < 0) {
-            throw new IllegalArgumentException("num_computed_tokens must be >= 0, got " + numComputedTokens);
-        }
-        Integer remote = remotePrefill.get(request.requestId());
-        return remote == null || numComputedTokens > 0 ? MatchedTokens.NONE : new MatchedTokens(remote, true);
-    }
-
-    /** Starts the pull into the request's blocks; {@code do_remote_prefill} becomes False (one pull per request). */
-    @Override
-    public synchronized void updateStateAfterAlloc(Request request, List<Integer> blockIds, int numExternalTokens) {
-        Objects.requireNonNull(request, "request");
-        Objects.requireNonNull(blockIds, "blockIds");
-        if (numExternalTokens < 0) {
-            throw new IllegalArgumentException("num_external_tokens must be >= 0, got " + numExternalTokens);
-        }
-        if (!blockIds.isEmpty() && remotePrefill.remove(request.requestId()) != null) {
-            pulls.put(request.requestId(), new AsyncTransfer(request.requestId(), kvCacheManager.beginTransfer(request.requestId())));
-        }
+    public void remotePrefill(String requestId, int numTokens) {
+        offerPrefix(requestId, numTokens, "remote prefill");
     }
 
     @Override
     public synchronized RequestFinishedResult requestFinished(Request request, List<Integer> blockIds) {
-        Objects.requireNonNull(request, "request");
-        Objects.requireNonNull(blockIds, "blockIds");
-        requestFinishedCalls.merge(request.requestId(), 1, Integer::sum);
-        AsyncTransfer pull = pulls.get(request.requestId());
+        countRequestFinished(request, blockIds);
+        AsyncTransfer pull = loads.get(request.requestId());
         boolean normalFinish = request.status() == RequestStatus.FINISHED_STOPPED
                 || request.status() == RequestStatus.FINISHED_LENGTH_CAPPED;
         if (pull != null && normalFinish && fixes.isOn(Fix.NIXL_PIN_PULL_BLOCKS)) {
@@ -109,18 +64,13 @@ public final class NixlDecodeConnector implements ChildConnector {
         return RequestFinishedResult.FREE_NOW; // is_d_node and not is_bidirectional_kv_xfer_enabled
     }
 
-    @Override
-    public synchronized void updateConnectorOutput(KvConnectorOutput kvConnectorOutput) {
-        Objects.requireNonNull(kvConnectorOutput, "kvConnectorOutput");
-    }
-
     /** Completed pulls: {@code done_recving}, or with seed 003 (2) a pinned one as {@code done_sending} (after CN2). */
     @Override
     public synchronized KvConnectorOutput getFinished(Set<String> finishedReqIds) {
         seenFinished.addAll(Objects.requireNonNull(finishedReqIds, "finishedReqIds"));
         Set<String> recving = new LinkedHashSet<>();
         Set<String> sending = new LinkedHashSet<>();
-        for (Iterator<AsyncTransfer> it = pulls.values().iterator(); it.hasNext(); ) {
+        for (Iterator<AsyncTransfer> it = loads.values().iterator(); it.hasNext(); ) {
             AsyncTransfer pull = it.next();
             if (!pull.done) {
                 continue;
@@ -141,57 +91,34 @@ public final class NixlDecodeConnector implements ChildConnector {
      *
      * @throws UnknownTransferException if no pull of that id is in flight (a duplicate or unknown report; nothing changes)
      */
-    public synchronized void completePull(String requestId) {
-        AsyncTransfer pull = pulls.get(Objects.requireNonNull(requestId, "requestId"));
-        if (pull == null || pull.done) {
-            throw new UnknownTransferException(name + ": no pull of request " + requestId + " is in flight");
-        }
-        kvCacheManager.completeWrite(pull.target);
-        pull.done = true;
+    public void completePull(String requestId) {
+        completeLoadOf(requestId, "pull");
     }
 
     /** Worker: every in-flight pull completes now. Returns how many did. */
     public synchronized int finishInFlightTransfers() {
-        int n = 0;
-        for (AsyncTransfer pull : pulls.values()) {
-            if (!pull.done) {
-                kvCacheManager.completeWrite(pull.target);
-                pull.done = true;
-                n++;
-            }
-        }
-        return n;
+        return completeAll(loads.values());
     }
 
     /** True while a pull of {@code requestId} is in flight (not yet landed). */
     public synchronized boolean isPullInFlight(String requestId) {
-        AsyncTransfer pull = pulls.get(requestId);
+        AsyncTransfer pull = loads.get(requestId);
         return pull != null && !pull.done;
     }
 
     @Override
-    public synchronized boolean hasUnreportedLoad(String requestId) {
-        return pulls.containsKey(requestId);
-    }
-
-    @Override
     public synchronized boolean hasPendingTransfer(String requestId) {
-        return pulls.containsKey(requestId);
+        return loads.containsKey(requestId);
     }
 
     @Override
     public synchronized List<TransferTarget> inFlightLoadTargets() {
         List<TransferTarget> targets = new ArrayList<>();
-        pulls.values().stream().filter(p -> !p.done).forEach(p -> targets.add(p.target));
+        loads.values().stream().filter(p -> !p.done).forEach(p -> targets.add(p.target));
         return targets;
     }
 
     public synchronized boolean isIdle() {
-        return pulls.isEmpty();
-    }
-
-    /** How often {@code request_finished} ran for {@code requestId} (contract: exactly once). */
-    public synchronized int requestFinishedCalls(String requestId) {
-        return requestFinishedCalls.getOrDefault(requestId, 0);
+        return loads.isEmpty();
     }
 }
