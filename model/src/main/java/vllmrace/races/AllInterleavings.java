@@ -23,20 +23,47 @@ public final class AllInterleavings {
      */
     public static Map<RaceOutcome, Integer> outcomes(Supplier<RaceScenario> scenario) {
         Map<RaceOutcome, Integer> seen = new LinkedHashMap<>();
-        RaceScenario probe = scenario.get();
-        for (List<Integer> schedule : schedules(probe.actor1().stepCount(), probe.actor2().stepCount())) {
-            RaceScenario s = scenario.get();
-            for (int actor : schedule) {
-                Coroutine<?> c = actor == 1 ? s.actor1() : s.actor2();
-                if (!c.isDone()) {
-                    c.runNextStep();
-                }
-            }
-            s.actor1().run();
-            s.actor2().run();
-            seen.merge(s.arbiter(), 1, Integer::sum);
+        for (RaceOutcome outcome : bySchedule(scenario).values()) {
+            seen.merge(outcome, 1, Integer::sum);
         }
         return seen;
+    }
+
+    /**
+     * The outcome of every schedule, keyed by the schedule written as actor numbers ({@code "2122"}), in enumeration
+     * order: the first is actor 1 then actor 2, the last actor 2 then actor 1 (the two sequential orders).
+     */
+    public static Map<String, RaceOutcome> bySchedule(Supplier<? extends RaceScenario> scenario) {
+        RaceScenario probe = scenario.get();
+        Map<String, RaceOutcome> out = new LinkedHashMap<>();
+        for (List<Integer> schedule : schedules(probe.actor1().stepCount(), probe.actor2().stepCount())) {
+            StringBuilder key = new StringBuilder();
+            schedule.forEach(key::append);
+            out.put(key.toString(), run(scenario.get(), key.toString()));
+        }
+        return out;
+    }
+
+    /** Runs one schedule ({@code "2122"}: the actor of each step) on {@code scenario}, then the arbiter. */
+    public static RaceOutcome run(RaceScenario scenario, String schedule) {
+        for (char actor : schedule.toCharArray()) {
+            if (actor != '1' && actor != '2') {
+                throw new IllegalArgumentException("a schedule is a string of 1s and 2s, got '" + schedule + "'");
+            }
+            Coroutine<?> c = actor == '1' ? scenario.actor1() : scenario.actor2();
+            if (!c.isDone()) {
+                c.runNextStep();
+            }
+        }
+        scenario.actor1().run();
+        scenario.actor2().run();
+        return scenario.arbiter();
+    }
+
+    /** The two sequential orders' outcomes (actor 1 first, then actor 2 first) of a {@link #bySchedule} map. */
+    public static List<RaceOutcome> sequentialOutcomes(Map<String, RaceOutcome> bySchedule) {
+        List<RaceOutcome> all = List.copyOf(bySchedule.values());
+        return List.of(all.get(0), all.get(all.size() - 1));
     }
 
     private static List<List<Integer>> schedules(int n1, int n2) {

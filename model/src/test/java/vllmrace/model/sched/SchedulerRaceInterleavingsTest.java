@@ -13,6 +13,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.Test;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.Fix;
+import vllmrace.races.AllInterleavings;
 import vllmrace.races.Component;
 import vllmrace.races.Race;
 import vllmrace.races.RaceOutcome;
@@ -48,8 +49,8 @@ class SchedulerRaceInterleavingsTest {
             "AbortLosesToFinalStep", "AbortedLoadFreesBlocks", "AbortedLoadLeak"})
     void reportedRacesFixedDoesNot(Race race) {
         assertEquals(Component.SCHEDULER, race.component());
-        Map<String, RaceOutcome> reported = Interleavings.all(() -> race.scenario(Variant.REPORTED));
-        Map<String, RaceOutcome> fixed = Interleavings.all(() -> race.scenario(Variant.FIXED));
+        Map<String, RaceOutcome> reported = AllInterleavings.bySchedule(() -> race.scenario(Variant.REPORTED));
+        Map<String, RaceOutcome> fixed = AllInterleavings.bySchedule(() -> race.scenario(Variant.FIXED));
         String both = race + "\n reported " + reported + "\n fixed " + fixed;
 
         Set<String> sequentialReported = sequentialOutcomes(reported);
@@ -78,11 +79,11 @@ class SchedulerRaceInterleavingsTest {
     @Test
     void doubleFreeBreaksSc3Sc1AndKillsTheEngine() {
         RaceScenario s = upstreamReported(Race.DoubleFreeOnAbortedAsyncSave);
-        assertEquals(DoubleFreeOnAbortedAsyncSaveScenario.Outcome.FREED_TWICE, Interleavings.run(s, "2122222"));
+        assertEquals(DoubleFreeOnAbortedAsyncSaveScenario.Outcome.FREED_TWICE, AllInterleavings.run(s, "2122222"));
         assertEquals(List.of(ViolationKind.OUTPUT_FOR_FINISHED_REQUEST, ViolationKind.DOUBLE_FREE_REQUEST,
                 ViolationKind.LATE_TRANSFER_REPORT), kinds(s));
         RaceScenario skipping = Race.DoubleFreeOnAbortedAsyncSave.scenario(Variant.REPORTED);
-        assertEquals(DoubleFreeOnAbortedAsyncSaveScenario.Outcome.FREED_TWICE, Interleavings.run(skipping, "2122222"));
+        assertEquals(DoubleFreeOnAbortedAsyncSaveScenario.Outcome.FREED_TWICE, AllInterleavings.run(skipping, "2122222"));
         assertEquals(List.of(ViolationKind.OUTPUT_FOR_FINISHED_REQUEST, ViolationKind.DOUBLE_FREE_REQUEST), kinds(skipping),
                 "seed 003's skip keeps the engine alive, the double free remains");
     }
@@ -90,21 +91,21 @@ class SchedulerRaceInterleavingsTest {
     @Test
     void abortOfFinishedReFreesThenKeyError() {
         RaceScenario s = upstreamReported(Race.AbortOfFinishedDelayFreed);
-        assertEquals(AbortOfFinishedDelayFreedScenario.Outcome.REFREED_THEN_KEYERROR, Interleavings.run(s, "22212222222"));
+        assertEquals(AbortOfFinishedDelayFreedScenario.Outcome.REFREED_THEN_KEYERROR, AllInterleavings.run(s, "22212222222"));
         assertEquals(List.of(ViolationKind.DOUBLE_FREE_REQUEST, ViolationKind.LATE_TRANSFER_REPORT), kinds(s));
     }
 
     @Test
     void abortLosesToFinalStepIsDetectedAtTheUpdate() {
         RaceScenario s = Race.AbortLosesToFinalStep.scenario(Variant.REPORTED);
-        assertEquals(AbortLosesToFinalStepScenario.Outcome.ABORT_OVERTAKEN, Interleavings.run(s, "2122"));
+        assertEquals(AbortLosesToFinalStepScenario.Outcome.ABORT_OVERTAKEN, AllInterleavings.run(s, "2122"));
         assertEquals(List.of(ViolationKind.ABORT_OVERTAKEN_BY_COMPLETION), kinds(s));
     }
 
     @Test
     void abortedLoadWritesIntoTheBlockR2Got() {
         RaceScenario s = Race.AbortedLoadFreesBlocks.scenario(Variant.REPORTED);
-        assertEquals(AbortedLoadFreesBlocksScenario.Outcome.LOAD_WROTE_FREED_BLOCK, Interleavings.run(s, "21222222"));
+        assertEquals(AbortedLoadFreesBlocksScenario.Outcome.LOAD_WROTE_FREED_BLOCK, AllInterleavings.run(s, "21222222"));
         assertEquals(List.of(ViolationKind.WRITE_INTO_FREED_BLOCK), kinds(s));
         assertTrue(s.violations().get(0).detail().contains("reallocated"), s.violations().toString());
     }
@@ -112,7 +113,7 @@ class SchedulerRaceInterleavingsTest {
     @Test
     void abortAfterRecvLeaksWithTheNaiveFlag() {
         RaceScenario s = Race.AbortedLoadLeak.scenario(Variant.REPORTED);
-        assertEquals(AbortedLoadLeakScenario.Outcome.LEAK, Interleavings.run(s, "21222"));
+        assertEquals(AbortedLoadLeakScenario.Outcome.LEAK, AllInterleavings.run(s, "21222"));
         assertEquals(List.of(ViolationKind.DELAY_FREED_NEVER_RELEASED, ViolationKind.BLOCK_LEAK), kinds(s));
     }
 }

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.Fix;
 import vllmrace.model.fix.FixSet;
+import vllmrace.races.AllInterleavings;
 import vllmrace.races.Race;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.RaceScenario;
@@ -23,8 +24,8 @@ import vllmrace.races.Variant;
  */
 class FrontendRaceSchedulesTest {
 
-    private static List<List<Integer>> violating(Race race, FixSet fixes) {
-        Map<List<Integer>, RaceOutcome> outcomes = Schedules.outcomes(race, fixes);
+    private static List<String> violating(Race race, FixSet fixes) {
+        Map<String, RaceOutcome> outcomes = AllInterleavings.bySchedule(() -> race.scenario(fixes));
         for (RaceOutcome outcome : outcomes.values()) {
             assertFalse(outcome.toString().equals("UNEXPECTED"), race + " " + fixes + ": " + outcomes);
         }
@@ -32,19 +33,16 @@ class FrontendRaceSchedulesTest {
     }
 
     private static void assertSequentialOrdersClean(Race race, FixSet fixes) {
-        int[] counts = Schedules.stepCounts(race, fixes);
-        Map<List<Integer>, RaceOutcome> outcomes = Schedules.outcomes(race, fixes);
-        List<Integer> oneThenTwo = Schedules.interleavings(counts[0], counts[1]).get(0);
-        List<Integer> twoThenOne = Schedules.interleavings(counts[0], counts[1]).get(outcomes.size() - 1);
-        assertFalse(outcomes.get(oneThenTwo).violation(), race + " actor 1 then 2: " + outcomes.get(oneThenTwo));
-        assertFalse(outcomes.get(twoThenOne).violation(), race + " actor 2 then 1: " + outcomes.get(twoThenOne));
+        List<RaceOutcome> sequential = AllInterleavings.sequentialOutcomes(AllInterleavings.bySchedule(() -> race.scenario(fixes)));
+        assertFalse(sequential.get(0).violation(), race + " actor 1 then 2: " + sequential.get(0));
+        assertFalse(sequential.get(1).violation(), race + " actor 2 then 1: " + sequential.get(1));
     }
 
     @Test
     void stopStringLateAbortReportedRacesOnlyWhenTheReAddFitsBetweenProcessOutputsAndTheAbortSend() {
         Race race = Race.StopStringLateAbort;
         // output handler: get_output_async, process_outputs | add_request: both steps | abort_requests_async
-        assertEquals(List.of(List.of(1, 1, 2, 2, 1)), violating(race, race.fixes(Variant.REPORTED)));
+        assertEquals(List.of("11221"), violating(race, race.fixes(Variant.REPORTED)));
         assertSequentialOrdersClean(race, race.fixes(Variant.REPORTED));
     }
 
@@ -54,7 +52,7 @@ class FrontendRaceSchedulesTest {
         assertEquals(List.of(), violating(race, race.fixes(Variant.FIXED)));
         assertEquals(List.of(), violating(race, race.fixes(Variant.REPORTED).with(Fix.ORDERED_FINISH_ABORT)));
         assertEquals(List.of(), violating(race, race.fixes(Variant.REPORTED).with(Fix.UNIQUE_INTERNAL_IDS)));
-        assertEquals(List.of(List.of(1, 1, 2, 2, 1)), violating(race, FixSet.none()));
+        assertEquals(List.of("11221"), violating(race, FixSet.none()));
     }
 
     @Test
@@ -63,7 +61,7 @@ class FrontendRaceSchedulesTest {
         FixSet reported = race.fixes(Variant.REPORTED);
         assertTrue(reported.isOn(Fix.ORDERED_ABORT), "the point of the race: ordered abort is ON");
         // abort: flatten, send ABORT, drop state | add_request: both steps | EngineCore applies ABORT, then ADD
-        assertEquals(List.of(List.of(1, 1, 1, 2, 2, 1)), violating(race, reported));
+        assertEquals(List.of("111221"), violating(race, reported));
         assertSequentialOrdersClean(race, reported);
     }
 
@@ -77,7 +75,7 @@ class FrontendRaceSchedulesTest {
     @Test
     void duplicateIdAbortWindowIsClosedByEachOfItsSwitchesAlone() {
         Race race = Race.DuplicateIdAbortWindow;
-        assertEquals(List.of(List.of(1, 2, 2, 1)), violating(race, race.fixes(Variant.REPORTED)));
+        assertEquals(List.of("1221"), violating(race, race.fixes(Variant.REPORTED)));
         assertEquals(List.of(), violating(race, race.fixes(Variant.REPORTED).with(Fix.ORDERED_ABORT)));
         assertEquals(List.of(), violating(race, race.fixes(Variant.REPORTED).with(Fix.UNIQUE_INTERNAL_IDS)));
     }
@@ -115,8 +113,8 @@ class FrontendRaceSchedulesTest {
     @Test
     void strictReplaysOfTheRecordedRacesReproduceThem() {
         for (Race race : List.of(Race.StopStringLateAbort, Race.DelayFreedIdReuse)) {
-            List<Integer> schedule = violating(race, race.fixes(Variant.REPORTED)).get(0);
-            List<Replay.Move> moves = schedule.stream().map(a -> new Replay.Move(a, null)).toList();
+            String schedule = violating(race, race.fixes(Variant.REPORTED)).get(0);
+            List<Replay.Move> moves = schedule.chars().mapToObj(a -> new Replay.Move(a - '0', null)).toList();
             RaceScenario recorded = race.scenario(Variant.REPORTED);
             Replay.Result first = Replay.run(race, race.fixes(Variant.REPORTED), moves, false);
             Replay.Result again = Replay.run(race, race.fixes(Variant.REPORTED), Replay.schedule(recorded, first.steps()), true);
