@@ -33,6 +33,7 @@ class RaceScenarioModelCheckTest {
     @MethodSource("cells")
     void verdictMatchesCatalogue(Race race, Variant variant) {
         LincheckResult result = LincheckRun.checkScenario(race, race.fixes(variant), LincheckRun.SCENARIO_BUDGET);
+        System.out.println(race + " [Lincheck, " + variant + "]: " + result.figures() + ", " + result.wallMillis() + " ms");
         assertTrue(result.invocations() > 0, "Lincheck explored no interleaving of " + race + ": a vacuous run");
         if (race.expected(variant) == Expectation.BUG_FOUND) {
             assertTrue(result.failed(), race + " " + variant + ": the reproducer no longer finds the race ("

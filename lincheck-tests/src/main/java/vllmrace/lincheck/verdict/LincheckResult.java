@@ -12,9 +12,41 @@ import java.util.List;
  * @param detailedReport Lincheck's full failure report, detailed trace included
  * @param steps        the model's step log of the violating interleaving (empty if none was recorded)
  * @param violations   what the model's detectors recorded in that interleaving
+ * @param coverage     for a race scenario, the step interleavings among the invocations ({@link Coverage#UNKNOWN} otherwise)
  */
 public record LincheckResult(String check, boolean failed, long invocations, int budget, long wallMillis,
-                             String report, String detailedReport, List<String> steps, List<String> violations) {
+                             String report, String detailedReport, List<String> steps, List<String> violations,
+                             Coverage coverage) {
+
+    /**
+     * Step-level coverage of a race scenario: how many distinct step sequences (actor steps, then the arbiter's) the
+     * invocations ran, of how many the scenario has (every schedule run directly), and the invocation that ran the
+     * last new one.
+     */
+    public record Coverage(int seen, int total, long lastNewAt) {
+        /** Not measured (checks that are not a race scenario). */
+        public static final Coverage UNKNOWN = new Coverage(-1, -1, -1);
+
+        public boolean known() {
+            return total > 0;
+        }
+
+        /** Every step sequence of the scenario was among those Lincheck explored. */
+        public boolean complete() {
+            return known() && seen == total;
+        }
+
+        @Override
+        public String toString() {
+            return seen + " of the scenario's " + total + " step interleavings among them"
+                    + (complete() ? " (all seen by invocation " + lastNewAt + ")" : "");
+        }
+    }
+
+    /** The same result with its step-level coverage. */
+    public LincheckResult withCoverage(Coverage measured) {
+        return new LincheckResult(check, failed, invocations, budget, wallMillis, report, detailedReport, steps, violations, measured);
+    }
 
     /** True when Lincheck ran out of interleavings before the budget (only meaningful without a failure). */
     public boolean exhausted() {
@@ -26,9 +58,10 @@ public record LincheckResult(String check, boolean failed, long invocations, int
         if (failed) {
             return "failed after " + invocations + " invocation(s)";
         }
+        String coverage = coverage().known() ? "; " + coverage() : "";
         if (exhausted()) {
-            return invocations + " invocations, all Lincheck generated (budget " + budget + ")";
+            return invocations + " invocations, all Lincheck generated (budget " + budget + ")" + coverage;
         }
-        return invocations + " invocations explored (budget " + budget + ", bounded)";
+        return invocations + " invocations explored (budget " + budget + ", bounded)" + coverage;
     }
 }

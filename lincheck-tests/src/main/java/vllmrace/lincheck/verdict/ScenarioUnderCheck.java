@@ -20,12 +20,14 @@ public class ScenarioUnderCheck {
     private static volatile FixSet fixes;
 
     private final RaceScenario scenario;
+    private final boolean counted;
 
     public ScenarioUnderCheck() {
         this(true);
     }
 
     ScenarioUnderCheck(boolean counted) {
+        this.counted = counted;
         if (counted) {
             RunRecorder.countInvocation();
         }
@@ -50,6 +52,9 @@ public class ScenarioUnderCheck {
     @Operation
     public String arbiter() {
         RaceOutcome outcome = scenario.arbiter();
+        if (counted) {
+            RunRecorder.recordRun(scenario.stepLog().entriesSince(scenario.setupSteps()));
+        }
         if (outcome.violation()) {
             RunRecorder.recordViolatingRun(scenario.stepLog().entriesSince(scenario.setupSteps()),
                     scenario.violations().stream().map(Object::toString).toList());
