@@ -63,6 +63,10 @@ final class ResultsReadme {
         md.append("Each race's scenario with no fix, each fix switch alone, the race's own fixes (`own`), and every fix: ")
                 .append("which switches close which race, computed by running every interleaving of the two actors' steps ")
                 .append("(each step atomic, as in the Lincheck checks) on a fresh model; counts are in `fix-matrix.tsv`.\n\n");
+        if (Files.exists(results.resolve("fix-directions.md"))) {
+            md.append("Seed 003's three fix directions, invariant by invariant (Lincheck and every step interleaving, against ")
+                    .append("the expected matrix): [fix-directions.md](fix-directions.md).\n\n");
+        }
         List<String> columns = Catalogue.matrixColumns();
         md.append("| race |");
         columns.forEach(c -> md.append(' ').append(c).append(" |"));
