@@ -52,7 +52,8 @@ final class ResultsReadme {
 
         md.append("## Linearizability checks\n\n");
         md.append("A component's public operations against a plain sequential specification, invariants validated ")
-                .append("(`@Validate`), random scenarios plus the race's own shape. Reported variant: must fail; fixed: must pass.\n\n");
+                .append("(`@Validate`) where the component has them; the races' own shapes, plus random scenarios for the ")
+                .append("frontend and the scheduler. Reported variant: must fail; fixed: must pass.\n\n");
         md.append("| check | variant | expected | observed | figures |\n|---|---|---|---|---|\n");
         for (List<String> row : linearizability.rows()) {
             md.append("| ").append(row.get(0)).append(" | ").append(row.get(1)).append(" | ").append(row.get(2))
