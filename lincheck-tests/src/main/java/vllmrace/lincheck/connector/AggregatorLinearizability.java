@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Supplier;
+import org.jetbrains.lincheck.datastructures.ManagedStrategyGuaranteeKt;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import vllmrace.lincheck.verdict.LincheckResult;
@@ -63,6 +64,7 @@ public class AggregatorLinearizability {
 
     public AggregatorLinearizability() {
         RunRecorder.countInvocation();
+        Explored.add(loop.stepLog());
         kv.allocateSlots("R", 4);
         if (mode == Mode.SAVES) {
             children = List.of(new LmCacheConnector("LMCacheMPConnector", kv, true), new LmCacheConnector("OffloadingConnector", kv, true));
@@ -195,6 +197,39 @@ public class AggregatorLinearizability {
                 List.of(), List.of());
     }
 
+    /**
+     * The orders, by step name, in which the operations' atomic steps ran in the invocations of the last
+     * {@link #check(Mode, FixSet, int)} (one string per distinct order, steps joined by {@code " > "}): shows which
+     * interleavings a clean run actually explored.
+     */
+    public static Set<String> exploredStepOrders() {
+        return Explored.orders();
+    }
+
+    /** The step log of every instance Lincheck built in the current check. Lincheck is told to ignore this class. */
+    static final class Explored {
+        private static final List<StepLog> LOGS = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        private Explored() {
+        }
+
+        static void add(StepLog log) {
+            LOGS.add(log);
+        }
+
+        static void reset() {
+            LOGS.clear();
+        }
+
+        static Set<String> orders() {
+            Set<String> orders = new java.util.TreeSet<>();
+            for (StepLog log : LOGS) {
+                orders.add(String.join(" > ", log.entries()));
+            }
+            return orders;
+        }
+    }
+
     /** Model checks {@code thread1 || thread2} (then {@code post}) of one mode under {@code fixes}. */
     public static LincheckResult check(Mode mode, FixSet fixes, int budget) {
         configure(mode, fixes);
@@ -203,7 +238,10 @@ public class AggregatorLinearizability {
                 ? List.of(LincheckRun.call(c, "requestFinished"), LincheckRun.call(c, "childReports", 0), LincheckRun.call(c, "collect"))
                 : List.of(LincheckRun.call(c, "childReports", 0), LincheckRun.call(c, "collect"));
         List<org.jetbrains.kotlinx.lincheck.Actor> t2 = List.of(LincheckRun.call(c, "childReports", 1), LincheckRun.call(c, "collect"));
+        Explored.reset();
         ModelCheckingOptions options = LincheckRun.modelChecking(budget)
+                // the step logs must survive Lincheck's restoring of static state after each invocation
+                .addGuarantee(ManagedStrategyGuaranteeKt.forClasses(Explored.class.getName()).allMethods().ignore())
                 .iterations(0)
                 .addCustomScenario(LincheckRun.scenario(List.of(), t1, t2, List.of(LincheckRun.call(c, "collect"))))
                 .sequentialSpecification(Specification.class);
