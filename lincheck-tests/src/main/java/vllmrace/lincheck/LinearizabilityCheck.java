@@ -2,6 +2,7 @@ package vllmrace.lincheck;
 
 import java.util.List;
 import java.util.function.Function;
+import vllmrace.lincheck.connector.AggregatorLinearizability;
 import vllmrace.lincheck.frontend.FrontendLinearizability;
 import vllmrace.lincheck.scheduler.SchedulerLinearizability;
 import vllmrace.lincheck.verdict.LincheckResult;
@@ -11,8 +12,8 @@ import vllmrace.races.Race;
 import vllmrace.races.Variant;
 
 /**
- * The linearizability checks: a component's public operations against a plain sequential specification, with
- * the component's invariants validated. Each names the races it must catch: with any of those races' fixes
+ * The linearizability checks: a component's public operations against a plain sequential specification (with the
+ * component's invariants validated, where it has a validation). Each names the races it must catch: with any of those races' fixes
  * OFF (its reported variant) the check must fail, so it cannot pass vacuously; with every fix ON it must pass.
  */
 public enum LinearizabilityCheck {
@@ -21,7 +22,11 @@ public enum LinearizabilityCheck {
     SCHEDULER(Component.SCHEDULER, "add, schedule, model output, abort, transfer completion; SC1-SC5 validated",
             List.of(Race.DoubleFreeOnAbortedAsyncSave, Race.AbortOfFinishedDelayFreed, Race.AbortLosesToFinalStep,
                     Race.AbortedLoadFreesBlocks, Race.AbortedLoadLeak),
-            SchedulerLinearizability::check);
+            SchedulerLinearizability::check),
+    CONNECTOR(Component.CONNECTOR, "a child reports a completion, the worker collects get_finished, the scheduler side calls "
+            + "request_finished (MultiConnector + KvOutputAggregator; set-ups: seed 003's NIXL + LMCache loads of one request, two async saves); "
+            + "spec: each transfer completes exactly once",
+            List.of(Race.LateLoadCompletionUnion), AggregatorLinearizability::check);
 
     private final Component component;
     private final String operations;

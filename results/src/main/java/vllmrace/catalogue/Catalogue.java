@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.stream.Stream;
 import vllmrace.evidence.ResultsDir;
 import vllmrace.lincheck.LinearizabilityCheck;
+import vllmrace.lincheck.connector.FixDirectionMatrix;
 import vllmrace.lincheck.connector.FixDirectionsReport;
 import vllmrace.lincheck.verdict.LincheckResult;
 import vllmrace.lincheck.verdict.LincheckRun;
@@ -142,6 +143,10 @@ public final class Catalogue {
             }
         }
 
+        if (races.contains(Race.LateLoadCompletionUnion) || races.contains(Race.PullIntoFreedBlocks)) {
+            fixDirections();
+        }
+
         System.out.printf("%nJCStress: %d race(s), both variants, in one launch (%s) ...%n", races.size(),
                 String.join(" ", JcstressRun.fromSystemProperties().settings()));
         JcstressRun jcstress = JcstressRun.fromSystemProperties();
@@ -156,10 +161,6 @@ public final class Catalogue {
         }
         copyHtmlReport(stress.htmlReport());
 
-        if (races.contains(Race.LateLoadCompletionUnion) || races.contains(Race.PullIntoFreedBlocks)) {
-            System.out.println("\nSeed 003 fix-direction matrix (every step interleaving, 8 combinations) ...");
-            System.out.println("      written to " + FixDirectionsReport.writeExhaustiveTo(results));
-        }
         verdicts.write();
         matrix.write();
         linearizability.write();
@@ -173,6 +174,25 @@ public final class Catalogue {
         System.out.println(mismatches.size() + " verdict(s) differ from the catalogue:");
         mismatches.forEach(m -> System.out.println("  " + m));
         return 1;
+    }
+
+    /**
+     * Seed 003's fix-direction matrix: one Lincheck run per combination and every step interleaving, each against
+     * {@link FixDirectionMatrix#EXPECTED}; writes results/fix-directions.md.
+     */
+    private void fixDirections() {
+        System.out.printf("%nSeed 003 fix-direction matrix: Lincheck (%d invocations per combination) and every step "
+                + "interleaving, 8 combinations ...%n", LincheckRun.scaled(FixDirectionMatrix.COMBINATION_BUDGET));
+        FixDirectionsReport report = FixDirectionsReport.compute();
+        List<String> differences = report.mismatches();
+        line(differences.isEmpty(), "fix-direction matrix: " + (differences.isEmpty()
+                ? "both computations match the expected matrix"
+                : differences.size() + " cell(s) differ from the expected matrix"));
+        for (String difference : differences) {
+            line(false, "fix-direction matrix, " + difference);
+            mismatches.add("fix-direction matrix, " + difference);
+        }
+        System.out.println("      written to " + report.write(results));
     }
 
     private void recordLinearizability(Tsv table, LinearizabilityCheck check, String variant, Expectation expected,

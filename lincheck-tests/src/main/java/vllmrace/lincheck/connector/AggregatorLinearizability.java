@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Supplier;
+import org.jetbrains.lincheck.datastructures.ManagedStrategyGuaranteeKt;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import vllmrace.lincheck.verdict.LincheckResult;
@@ -35,11 +36,19 @@ import vllmrace.model.sched.Request;
  * <p>Two set-ups. {@link Mode#SAVES}: two async-saving children; {@code requestFinished} starts both saves. Spec: R is
  * reported (as finished_sending) once, by the first collect after both saves completed. {@link Mode#LOADS}: a NIXL and an
  * LMCache child both loading R (seed 003). Spec: R is reported (as finished_recving) once, after both loads completed —
- * upstream's plain union breaks it; {@code MULTI_CONNECTOR_LOAD_DEDUP} restores it.
+ * upstream's plain union breaks it (LateLoadCompletionUnion); {@code MULTI_CONNECTOR_LOAD_DEDUP} restores it.
+ * {@link #check(FixSet)}, the suite's CONNECTOR linearizability check, model-checks both set-ups.
  */
 public class AggregatorLinearizability {
     /** Which aggregator operation set is checked. */
     public enum Mode { SAVES, LOADS }
+
+    /**
+     * Invocations per set-up in {@link #check(FixSet)} (times {@code vllmrace.lincheck.scale}). Measured with every fix
+     * on: 100 invocations ran every distinct order of the operations' atomic steps, by step name (LOADS: 4, already
+     * within 10 invocations; SAVES: 7), as 500 did; Lincheck keeps re-exploring them up to its budget.
+     */
+    public static final int INVOCATIONS_PER_MODE = 100;
 
     private static volatile Mode mode;
     private static volatile FixSet fixes;
@@ -55,6 +64,7 @@ public class AggregatorLinearizability {
 
     public AggregatorLinearizability() {
         RunRecorder.countInvocation();
+        Explored.add(loop.stepLog());
         kv.allocateSlots("R", 4);
         if (mode == Mode.SAVES) {
             children = List.of(new LmCacheConnector("LMCacheMPConnector", kv, true), new LmCacheConnector("OffloadingConnector", kv, true));
@@ -163,6 +173,63 @@ public class AggregatorLinearizability {
         }
     }
 
+    /**
+     * The CONNECTOR linearizability check: LOADS, then SAVES, under {@code fixes}, {@link #INVOCATIONS_PER_MODE}
+     * invocations each (scaled). The set-up is chosen at construction, so each is its own Lincheck run: a failing run
+     * is returned as it is (its name says which set-up); two clean runs are returned as one result over both.
+     */
+    public static LincheckResult check(FixSet fixes) {
+        int budget = LincheckRun.scaled(INVOCATIONS_PER_MODE);
+        List<LincheckResult> runs = new java.util.ArrayList<>();
+        for (Mode m : List.of(Mode.LOADS, Mode.SAVES)) {
+            LincheckResult run = check(m, fixes, budget);
+            if (run.failed()) {
+                return run;
+            }
+            runs.add(run);
+        }
+        long invocations = runs.stream().mapToLong(LincheckResult::invocations).sum();
+        long wallMillis = runs.stream().mapToLong(LincheckResult::wallMillis).sum();
+        // "all Lincheck generated" (invocations below budget) may be claimed only if each run stopped below its budget
+        boolean mixed = runs.stream().anyMatch(LincheckResult::exhausted) && !runs.stream().allMatch(LincheckResult::exhausted);
+        int total = mixed ? (int) invocations : budget * runs.size();
+        return new LincheckResult("aggregator LOADS + SAVES " + fixes, false, invocations, total, wallMillis, "", "",
+                List.of(), List.of());
+    }
+
+    /**
+     * The orders, by step name, in which the operations' atomic steps ran in the invocations of the last
+     * {@link #check(Mode, FixSet, int)} (one string per distinct order, steps joined by {@code " > "}): shows which
+     * interleavings a clean run actually explored.
+     */
+    public static Set<String> exploredStepOrders() {
+        return Explored.orders();
+    }
+
+    /** The step log of every instance Lincheck built in the current check. Lincheck is told to ignore this class. */
+    static final class Explored {
+        private static final List<StepLog> LOGS = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        private Explored() {
+        }
+
+        static void add(StepLog log) {
+            LOGS.add(log);
+        }
+
+        static void reset() {
+            LOGS.clear();
+        }
+
+        static Set<String> orders() {
+            Set<String> orders = new java.util.TreeSet<>();
+            for (StepLog log : LOGS) {
+                orders.add(String.join(" > ", log.entries()));
+            }
+            return orders;
+        }
+    }
+
     /** Model checks {@code thread1 || thread2} (then {@code post}) of one mode under {@code fixes}. */
     public static LincheckResult check(Mode mode, FixSet fixes, int budget) {
         configure(mode, fixes);
@@ -171,7 +238,10 @@ public class AggregatorLinearizability {
                 ? List.of(LincheckRun.call(c, "requestFinished"), LincheckRun.call(c, "childReports", 0), LincheckRun.call(c, "collect"))
                 : List.of(LincheckRun.call(c, "childReports", 0), LincheckRun.call(c, "collect"));
         List<org.jetbrains.kotlinx.lincheck.Actor> t2 = List.of(LincheckRun.call(c, "childReports", 1), LincheckRun.call(c, "collect"));
+        Explored.reset();
         ModelCheckingOptions options = LincheckRun.modelChecking(budget)
+                // the step logs must survive Lincheck's restoring of static state after each invocation
+                .addGuarantee(ManagedStrategyGuaranteeKt.forClasses(Explored.class.getName()).allMethods().ignore())
                 .iterations(0)
                 .addCustomScenario(LincheckRun.scenario(List.of(), t1, t2, List.of(LincheckRun.call(c, "collect"))))
                 .sequentialSpecification(Specification.class);

@@ -1,15 +1,12 @@
 package vllmrace.lincheck.connector;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
+import java.util.stream.IntStream;
 import org.jetbrains.lincheck.datastructures.ManagedStrategyGuaranteeKt;
+import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import vllmrace.lincheck.verdict.LincheckResult;
 import vllmrace.lincheck.verdict.LincheckRun;
 import vllmrace.model.fix.Fix;
@@ -21,104 +18,190 @@ import vllmrace.races.connector.SeedThreeInvariant;
 /**
  * Seed 003's fix-direction matrix (reference/race-catalogue.md): for each of the 8 on/off combinations of
  * {@link Fix#MULTI_CONNECTOR_LOAD_DEDUP} (1), {@link Fix#NIXL_PIN_PULL_BLOCKS} (2) and
- * {@link Fix#SCHEDULER_SKIP_LATE_REPORT} (3) — every other fix ON — Lincheck model-checks seed 003's scenario once per
- * {@link SeedThreeInvariant} and records whether the invariant held in every explored interleaving. Bounded: "holds"
- * means no violation among the interleavings explored (each cell's invocation count is in its row).
+ * {@link Fix#SCHEDULER_SKIP_LATE_REPORT} (3) — every other fix ON — which of the four {@link SeedThreeInvariant}s hold
+ * in seed 003's scenario ({@link LateLoadCompletionScenario}). Computed two ways, both checked against
+ * {@link #EXPECTED}: {@link #compute()}, one Lincheck model-checking run per combination (bounded: "holds" means no
+ * violation in the invocations explored), and {@link #computeExhaustive()}, every step-level interleaving run directly
+ * on the model.
  */
 public final class FixDirectionMatrix {
     /**
-     * Invocations per cell (32 cells). A violated invariant shows within a few invocations (about a third of the
-     * scenario's 210 step-level interleavings break it); a held one is a bounded check, cross-checked by
-     * {@link #computeExhaustive()}, which runs every step-level interleaving directly on the model.
+     * Lincheck invocations per combination (8 runs). Measured on this scenario: the 40 invocations are 14 of the 210
+     * step-level interleavings (Lincheck's exploration is deterministic), and every invariant {@link #EXPECTED} to break
+     * breaks in at least 3 of them (FixDirectionMatrixTest asserts the matrix); the exhaustive cross-check covers all
+     * 210. The deep profile multiplies it ({@link LincheckRun#scaled}); more invocations add few new interleavings
+     * (measured: 320 invocations were 40 of them).
      */
-    public static final int CELL_BUDGET = 40;
+    public static final int COMBINATION_BUDGET = 40;
 
     /** The three seed-003 directions, in the seed's order. */
     public static final List<Fix> DIRECTIONS = List.of(Fix.MULTI_CONNECTOR_LOAD_DEDUP, Fix.NIXL_PIN_PULL_BLOCKS,
             Fix.SCHEDULER_SKIP_LATE_REPORT);
 
-    private FixDirectionMatrix() {
+    /** One on/off combination of the three directions. */
+    public record Combination(boolean loadDedup, boolean pinPullBlocks, boolean skipLateReport) {
+        /** The 8 combinations, all directions off first; the bits are (1), (2), (3) from least significant. */
+        public static List<Combination> all() {
+            return IntStream.range(0, 8).mapToObj(mask -> new Combination((mask & 1) != 0, (mask & 2) != 0, (mask & 4) != 0)).toList();
+        }
+
+        /** The fixes ON: every fix, minus the directions that are off. */
+        public FixSet fixes() {
+            FixSet fixes = FixSet.all();
+            if (!loadDedup) {
+                fixes = fixes.without(Fix.MULTI_CONNECTOR_LOAD_DEDUP);
+            }
+            if (!pinPullBlocks) {
+                fixes = fixes.without(Fix.NIXL_PIN_PULL_BLOCKS);
+            }
+            if (!skipLateReport) {
+                fixes = fixes.without(Fix.SCHEDULER_SKIP_LATE_REPORT);
+            }
+            return fixes;
+        }
+
+        @Override
+        public String toString() {
+            return "(1) " + onOff(loadDedup) + ", (2) " + onOff(pinPullBlocks) + ", (3) " + onOff(skipLateReport);
+        }
     }
 
     /**
-     * One combination.
+     * One combination's result.
      *
-     * @param loadDedup      direction (1) ON
-     * @param pinPullBlocks  direction (2) ON
-     * @param skipLateReport direction (3) ON
-     * @param holds          for each invariant, whether it held in every explored interleaving
-     * @param invocations    for each invariant, the interleavings Lincheck explored (up to the first violation)
+     * @param violating          per invariant, the invocations (or interleavings) that broke it
+     * @param invocations        the invocations Lincheck explored (or, exhaustive, the step-level interleavings run)
+     * @param distinctSchedules  how many different step-level interleavings those invocations were
      */
-    public record Row(boolean loadDedup, boolean pinPullBlocks, boolean skipLateReport,
-                      Map<SeedThreeInvariant, Boolean> holds, Map<SeedThreeInvariant, Long> invocations) {
+    public record Row(Combination combination, Map<SeedThreeInvariant, Long> violating, long invocations, long distinctSchedules) {
         public Row {
-            holds = Map.copyOf(holds);
-            invocations = Map.copyOf(invocations);
+            violating = Map.copyOf(violating);
         }
 
-        /** The fixes ON in this row: every fix, minus the directions that are off. */
-        public FixSet fixes() {
-            return FixDirectionMatrix.fixes(loadDedup, pinPullBlocks, skipLateReport);
-        }
-
+        /** Held in every invocation explored. */
         public boolean holds(SeedThreeInvariant invariant) {
-            return holds.get(invariant);
+            return violating.get(invariant) == 0;
         }
     }
 
-    /** The fixes of one combination. */
-    public static FixSet fixes(boolean loadDedup, boolean pinPullBlocks, boolean skipLateReport) {
-        FixSet fixes = FixSet.all();
-        if (!loadDedup) {
-            fixes = fixes.without(Fix.MULTI_CONNECTOR_LOAD_DEDUP);
-        }
-        if (!pinPullBlocks) {
-            fixes = fixes.without(Fix.NIXL_PIN_PULL_BLOCKS);
-        }
-        if (!skipLateReport) {
-            fixes = fixes.without(Fix.SCHEDULER_SKIP_LATE_REPORT);
-        }
-        return fixes;
+    /**
+     * The expected matrix, one entry per {@link Combination#all()} in that order: which invariants hold. The
+     * catalogue's expected shape: (3) alone keeps the engine alive but still lets the pull write into freed blocks.
+     * Beyond it: (2) alone does NOT keep the engine alive (a late recv landing while R runs fails
+     * {@code assert RequestStatus.is_finished}); only (1) gives exactly one transfer event.
+     */
+    public static final List<Map<SeedThreeInvariant, Boolean>> EXPECTED = List.of(
+            //       alive  no write into freed  no leak  exactly one terminal event       (1)  (2)  (3)
+            expected(false, false, true, false), // off  off  off
+            expected(true, true, true, true), //    on   off  off
+            expected(false, true, true, false), //  off  on   off
+            expected(true, true, true, true), //    on   on   off
+            expected(true, false, true, false), //  off  off  on
+            expected(true, true, true, true), //    on   off  on
+            expected(true, true, true, false), //   off  on   on
+            expected(true, true, true, true)); //   on   on   on
+
+    private FixDirectionMatrix() {
     }
 
-    /** Computes the 8 rows (all directions off first; the bits are (1), (2), (3) from least significant). */
+    private static Map<SeedThreeInvariant, Boolean> expected(boolean alive, boolean noWrite, boolean noLeak, boolean oneEvent) {
+        Map<SeedThreeInvariant, Boolean> holds = new EnumMap<>(SeedThreeInvariant.class);
+        holds.put(SeedThreeInvariant.ENGINE_ALIVE, alive);
+        holds.put(SeedThreeInvariant.NO_WRITE_INTO_FREED_BLOCK, noWrite);
+        holds.put(SeedThreeInvariant.NO_LEAK, noLeak);
+        holds.put(SeedThreeInvariant.EXACTLY_ONE_TERMINAL_EVENT, oneEvent);
+        return Map.copyOf(holds);
+    }
+
+    /**
+     * Where {@code rows} differ from {@link #EXPECTED}, one line per differing cell; also flags a row that ran
+     * nothing (a vacuous cell). Empty when the matrix is the expected one.
+     */
+    public static List<String> mismatches(List<Row> rows) {
+        List<String> mismatches = new ArrayList<>();
+        List<Combination> combinations = Combination.all();
+        if (rows.size() != combinations.size()) {
+            return List.of(rows.size() + " rows, expected " + combinations.size());
+        }
+        for (int i = 0; i < rows.size(); i++) {
+            Row row = rows.get(i);
+            if (!row.combination().equals(combinations.get(i))) {
+                mismatches.add("row " + i + " is " + row.combination() + ", expected " + combinations.get(i));
+                continue;
+            }
+            if (row.invocations() <= 0) {
+                mismatches.add(row.combination() + ": nothing explored (vacuous)");
+                continue;
+            }
+            for (SeedThreeInvariant invariant : SeedThreeInvariant.values()) {
+                boolean expected = EXPECTED.get(i).get(invariant);
+                if (row.holds(invariant) != expected) {
+                    mismatches.add(row.combination() + ": " + invariant.label() + " expected " + (expected ? "to hold" : "broken")
+                            + ", " + (row.holds(invariant) ? "held in all " + row.invocations()
+                            : "broken in " + row.violating().get(invariant) + " of " + row.invocations()));
+                }
+            }
+        }
+        return mismatches;
+    }
+
+    /** Computes the 8 rows with Lincheck, {@link #COMBINATION_BUDGET} invocations each (scaled by the deep profile). */
     public static List<Row> compute() {
-        return compute(LincheckRun.scaled(CELL_BUDGET));
+        return compute(LincheckRun.scaled(COMBINATION_BUDGET));
     }
 
-    /** Computes the 8 rows with {@code budget} invocations per cell. */
+    /**
+     * Computes the 8 rows with {@code budget} invocations per combination: one Lincheck run each. Throws when a run is
+     * vacuous or its counts disagree (Lincheck built no instance, or invocations that never reached the arbiter), or
+     * when Lincheck itself reported a failure (the arbiter never fails a run, so that is a harness or model error).
+     */
     public static List<Row> compute(int budget) {
         List<Row> rows = new ArrayList<>();
-        for (int mask = 0; mask < 8; mask++) {
-            boolean dedup = (mask & 1) != 0;
-            boolean pin = (mask & 2) != 0;
-            boolean skip = (mask & 4) != 0;
-            Map<SeedThreeInvariant, Boolean> holds = new EnumMap<>(SeedThreeInvariant.class);
-            Map<SeedThreeInvariant, Long> invocations = new EnumMap<>(SeedThreeInvariant.class);
-            for (SeedThreeInvariant invariant : SeedThreeInvariant.values()) {
-                LincheckResult result = checkCell(fixes(dedup, pin, skip), invariant, budget);
-                if (result.invocations() == 0) {
-                    throw new IllegalStateException("Lincheck explored nothing for " + invariant + " under " + fixes(dedup, pin, skip));
-                }
-                holds.put(invariant, !result.failed());
-                invocations.put(invariant, result.invocations());
+        for (Combination combination : Combination.all()) {
+            LincheckResult result = checkCombination(combination, budget);
+            SeedThreeTally.Snapshot tally = SeedThreeTally.snapshot();
+            if (result.failed()) {
+                throw new IllegalStateException("Lincheck failed on " + combination + " (the arbiter never fails a run: "
+                        + "a harness or model error):\n" + result.report());
             }
-            rows.add(new Row(dedup, pin, skip, holds, invocations));
+            if (result.invocations() == 0 || tally.runs() != result.invocations()) {
+                throw new IllegalStateException("Lincheck built " + result.invocations() + " instance(s) under " + combination
+                        + " but the arbiter checked " + tally.runs());
+            }
+            rows.add(new Row(combination, tally.violating(), tally.runs(), tally.distinctSchedules()));
         }
         return rows;
     }
 
+    /** One Lincheck model-checking run of seed 003's scenario under {@code combination}; the verdicts are in the tally. */
+    static LincheckResult checkCombination(Combination combination, int budget) {
+        SeedThreeUnderCheck.configure(combination.fixes());
+        SeedThreeTally.reset();
+        ModelCheckingOptions options = LincheckRun.modelChecking(budget)
+                // The arbiter runs alone after both threads: nothing to interleave, so its accesses need no tracking.
+                // The guarantee names the scenario's arbiter, called from instrumented code: one on the operation
+                // itself (SeedThreeUnderCheck.arbiter, which Lincheck's runner calls) has no effect. Measured: about
+                // 3x fewer seconds per invocation, the same verdicts.
+                .addGuarantee(ManagedStrategyGuaranteeKt.forClasses(LateLoadCompletionScenario.class.getName()).methods("arbiter").ignore())
+                // the accumulator must survive Lincheck's restoring of static state after each invocation
+                .addGuarantee(ManagedStrategyGuaranteeKt.forClasses(SeedThreeTally.class.getName()).allMethods().ignore())
+                .iterations(0)
+                .addCustomScenario(LincheckRun.scenario(List.of(),
+                        List.of(LincheckRun.call(SeedThreeUnderCheck.class, "actor1")),
+                        List.of(LincheckRun.call(SeedThreeUnderCheck.class, "actor2")),
+                        List.of(LincheckRun.call(SeedThreeUnderCheck.class, "arbiter"))))
+                .sequentialSpecification(SeedThreeUnderCheck.EveryRunChecked.class);
+        return LincheckRun.check("seed 003 fix directions " + combination, SeedThreeUnderCheck.class, options, budget);
+    }
+
     /**
      * The same matrix without Lincheck: every step-level interleaving of the scenario's two actors
-     * ({@link AllInterleavings}), run directly on the model. Invocations = the number of interleavings.
+     * ({@link AllInterleavings}), run directly on the model.
      */
     public static List<Row> computeExhaustive() {
         List<Row> rows = new ArrayList<>();
-        for (int mask = 0; mask < 8; mask++) {
-            boolean dedup = (mask & 1) != 0;
-            boolean pin = (mask & 2) != 0;
-            boolean skip = (mask & 4) != 0;
-            FixSet fixes = fixes(dedup, pin, skip);
+        for (Combination combination : Combination.all()) {
+            FixSet fixes = combination.fixes();
             List<LateLoadCompletionScenario> runs = new ArrayList<>();
             Map<?, Integer> outcomes = AllInterleavings.outcomes(() -> {
                 LateLoadCompletionScenario s = new LateLoadCompletionScenario(fixes);
@@ -126,75 +209,29 @@ public final class FixDirectionMatrix {
                 return s;
             });
             long n = outcomes.values().stream().mapToLong(Integer::longValue).sum();
-            Map<SeedThreeInvariant, Boolean> holds = new EnumMap<>(SeedThreeInvariant.class);
-            Map<SeedThreeInvariant, Long> invocations = new EnumMap<>(SeedThreeInvariant.class);
+            List<LateLoadCompletionScenario> schedules = runs.subList(runs.size() - (int) n, runs.size()); // minus the probe
+            Map<SeedThreeInvariant, Long> violating = new EnumMap<>(SeedThreeInvariant.class);
             for (SeedThreeInvariant invariant : SeedThreeInvariant.values()) {
-                holds.put(invariant, runs.stream().allMatch(s -> invariant.holds(s.rig().violations())));
-                invocations.put(invariant, n);
+                violating.put(invariant, schedules.stream().filter(s -> !invariant.holds(s.rig().violations())).count());
             }
-            rows.add(new Row(dedup, pin, skip, holds, invocations));
+            rows.add(new Row(combination, violating, n, n));
         }
         return rows;
     }
 
-    /** One cell: does {@code invariant} hold in every interleaving Lincheck explores under {@code fixes}? */
-    public static LincheckResult checkCell(FixSet fixes, SeedThreeInvariant invariant, int budget) {
-        SeedThreeUnderCheck.configure(fixes, invariant);
-        ModelCheckingOptions options = LincheckRun.modelChecking(budget)
-                // the arbiter runs alone after both threads: nothing to interleave, so its accesses need no tracking
-                .addGuarantee(ManagedStrategyGuaranteeKt.forClasses(SeedThreeUnderCheck.class.getName()).methods("arbiter").ignore())
-                .iterations(0)
-                .addCustomScenario(LincheckRun.scenario(List.of(),
-                        List.of(LincheckRun.call(SeedThreeUnderCheck.class, "actor1")),
-                        List.of(LincheckRun.call(SeedThreeUnderCheck.class, "actor2")),
-                        List.of(LincheckRun.call(SeedThreeUnderCheck.class, "arbiter"))))
-                .sequentialSpecification(SeedThreeUnderCheck.InvariantHolds.class);
-        return LincheckRun.check("seed 003 " + invariant + " " + fixes, SeedThreeUnderCheck.class, options, budget);
+    /** How many step-level interleavings the scenario's two actors have: C(n1 + n2, n1). */
+    public static long stepInterleavings() {
+        LateLoadCompletionScenario probe = new LateLoadCompletionScenario(FixSet.all());
+        int n1 = probe.actor1().stepCount();
+        int n2 = probe.actor2().stepCount();
+        long c = 1;
+        for (int i = 1; i <= n1; i++) {
+            c = c * (n2 + i) / i;
+        }
+        return c;
     }
 
-    /** The matrix as a Markdown table (one row per combination, ✓ = held in every explored interleaving). */
-    public static String toMarkdown(List<Row> rows) {
-        StringBuilder sb = new StringBuilder();
-        sb.append("# Seed 003 fix-direction matrix\n\n")
-                .append("Computed by `vllmrace.lincheck.connector.FixDirectionMatrix` (`compute()`: Lincheck 3.7 model checking;\n")
-                .append("`computeExhaustive()`: every step-level interleaving run on the model) on the LateLoadCompletionUnion /\n")
-                .append("PullIntoFreedBlocks scenario, every other fix ON. (1) = MULTI_CONNECTOR_LOAD_DEDUP,\n")
-                .append("(2) = NIXL_PIN_PULL_BLOCKS, (3) = SCHEDULER_SKIP_LATE_REPORT. yes = held in every interleaving explored\n")
-                .append("(bounded check; invocations per cell in the last column).\n\n")
-                .append("| (1) | (2) | (3) |");
-        for (SeedThreeInvariant invariant : SeedThreeInvariant.values()) {
-            sb.append(' ').append(invariant.label()).append(" |");
-        }
-        sb.append(" invocations |\n|---|---|---|");
-        for (int i = 0; i < SeedThreeInvariant.values().length; i++) {
-            sb.append("---|");
-        }
-        sb.append("---|\n");
-        for (Row row : rows) {
-            sb.append("| ").append(onOff(row.loadDedup())).append(" | ").append(onOff(row.pinPullBlocks())).append(" | ")
-                    .append(onOff(row.skipLateReport())).append(" |");
-            List<String> counts = new ArrayList<>();
-            for (SeedThreeInvariant invariant : SeedThreeInvariant.values()) {
-                sb.append(' ').append(row.holds(invariant) ? "yes" : "NO").append(" |");
-                counts.add(String.valueOf(row.invocations().get(invariant)));
-            }
-            sb.append(' ').append(String.join("/", counts)).append(" |\n");
-        }
-        return sb.toString();
-    }
-
-    /** Writes {@link #toMarkdown} to {@code resultsDir/fix-directions.md}; returns the path. */
-    public static Path write(Path resultsDir, List<Row> rows) {
-        Path out = resultsDir.resolve("fix-directions.md");
-        try {
-            Files.writeString(out, toMarkdown(rows));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return out;
-    }
-
-    private static String onOff(boolean on) {
+    static String onOff(boolean on) {
         return on ? "on" : "off";
     }
 }

@@ -1,6 +1,8 @@
 package vllmrace.lincheck.connector;
 
+import java.util.EnumSet;
 import java.util.Objects;
+import java.util.Set;
 import org.jetbrains.lincheck.datastructures.Operation;
 import vllmrace.lincheck.verdict.RunRecorder;
 import vllmrace.model.fix.FixSet;
@@ -8,16 +10,17 @@ import vllmrace.races.connector.LateLoadCompletionScenario;
 import vllmrace.races.connector.SeedThreeInvariant;
 
 /**
- * Seed 003's scenario ({@link LateLoadCompletionScenario}) as a Lincheck test class for one matrix cell: the two
- * actors run in parallel, then the arbiter answers whether one {@link SeedThreeInvariant} held. The sequential
- * specification ({@link InvariantHolds}) always answers {@code HOLDS}: any explored interleaving that breaks the
- * invariant is an invalid result. Configured statically before each check (Lincheck runs one check at a time).
+ * Seed 003's scenario ({@link LateLoadCompletionScenario}) as a Lincheck test class for one fix combination: the two
+ * actors run in parallel, then the arbiter runs the system to quiescence and records, in {@link SeedThreeTally}, which
+ * of the four {@link SeedThreeInvariant}s the invocation broke. It always answers {@link #CHECKED}, as does the
+ * sequential specification ({@link EveryRunChecked}): Lincheck never stops at a violation, so one run explores its
+ * whole budget and yields all four invariants. Configured statically before each check (Lincheck runs one check at a
+ * time).
  */
 public class SeedThreeUnderCheck {
-    public static final String HOLDS = "HOLDS";
+    public static final String CHECKED = "CHECKED";
 
     private static volatile FixSet fixes;
-    private static volatile SeedThreeInvariant invariant;
 
     private final LateLoadCompletionScenario scenario;
 
@@ -26,9 +29,8 @@ public class SeedThreeUnderCheck {
         scenario = new LateLoadCompletionScenario(fixes);
     }
 
-    static void configure(FixSet fixes, SeedThreeInvariant invariant) {
+    static void configure(FixSet fixes) {
         SeedThreeUnderCheck.fixes = Objects.requireNonNull(fixes, "fixes");
-        SeedThreeUnderCheck.invariant = Objects.requireNonNull(invariant, "invariant");
     }
 
     @Operation
@@ -43,17 +45,21 @@ public class SeedThreeUnderCheck {
 
     @Operation
     public String arbiter() {
+        String schedule = SeedThreeTally.schedule(scenario.stepLog().entriesSince(scenario.setupSteps()),
+                scenario.actor1().task(), scenario.actor2().task());
         scenario.arbiter();
-        if (invariant.holds(scenario.rig().violations())) {
-            return HOLDS;
+        Set<SeedThreeInvariant> broken = EnumSet.noneOf(SeedThreeInvariant.class);
+        for (SeedThreeInvariant invariant : SeedThreeInvariant.values()) {
+            if (!invariant.holds(scenario.rig().violations())) {
+                broken.add(invariant);
+            }
         }
-        RunRecorder.recordViolatingRun(scenario.stepLog().entriesSince(scenario.setupSteps()),
-                scenario.violations().stream().map(Object::toString).toList());
-        return "VIOLATED " + invariant.name();
+        SeedThreeTally.record(schedule, broken);
+        return CHECKED;
     }
 
-    /** The plain specification: whatever the order, the invariant holds. */
-    public static class InvariantHolds {
+    /** The sequential specification: every invocation is checked; the verdict is in the tally, not the result. */
+    public static class EveryRunChecked {
         public void actor1() {
         }
 
@@ -61,7 +67,7 @@ public class SeedThreeUnderCheck {
         }
 
         public String arbiter() {
-            return HOLDS;
+            return CHECKED;
         }
     }
 }

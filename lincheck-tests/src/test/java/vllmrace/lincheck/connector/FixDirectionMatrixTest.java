@@ -4,61 +4,79 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import vllmrace.lincheck.connector.FixDirectionMatrix.Combination;
+import vllmrace.lincheck.connector.FixDirectionMatrix.Row;
+import vllmrace.lincheck.verdict.LincheckRun;
 import vllmrace.races.connector.SeedThreeInvariant;
 
 /**
- * Seed 003's fix-direction matrix, computed by Lincheck, against the expected matrix. Columns: engine alive, no write
- * into a freed block, no leak, exactly one terminal transfer event. The catalogue's expected shape is confirmed:
- * (3) alone keeps the engine alive but still lets the pull write into freed blocks. Beyond it: (2) alone does NOT
- * keep the engine alive (a late recv landing while R runs fails {@code assert RequestStatus.is_finished}); only (1)
- * gives exactly one transfer event.
+ * Seed 003's fix-direction matrix against the expected one ({@link FixDirectionMatrix#EXPECTED}), computed both by
+ * Lincheck (one bounded model-checking run per combination) and over every step-level interleaving. Columns: engine
+ * alive, no write into a freed block, no leak, exactly one terminal transfer event. A change in any fix direction's
+ * behaviour shows up as a failing cell.
  */
 class FixDirectionMatrixTest {
 
-    /** dedup, pin, skip | alive, noBadWrite, noLeak, oneEvent. Order: FixDirectionMatrix.compute's. */
-    private static final boolean[][] EXPECTED = {
-            // (1)    (2)    (3)     alive  noWrite noLeak oneEvent
-            {false, false, false, false, false, true, false},
-            {true, false, false, true, true, true, true},
-            {false, true, false, false, true, true, false},
-            {true, true, false, true, true, true, true},
-            {false, false, true, true, false, true, false},
-            {true, false, true, true, true, true, true},
-            {false, true, true, true, true, true, false},
-            {true, true, true, true, true, true, true},
-    };
-
-    /** Opt-in ({@code -Dvllmrace.connector.lincheckMatrix=true}): 32 Lincheck model checks, several minutes. */
     @Test
-    @EnabledIfSystemProperty(named = "vllmrace.connector.lincheckMatrix", matches = "true")
     void lincheckMatrixIsTheExpectedOne() {
-        assertMatrix(FixDirectionMatrix.compute());
+        int budget = LincheckRun.scaled(FixDirectionMatrix.COMBINATION_BUDGET);
+        List<Row> rows = FixDirectionMatrix.compute(budget);
+        for (Row row : rows) {
+            // compute() already checked that every invocation Lincheck built reached the arbiter
+            assertTrue(row.invocations() > 0 && row.invocations() <= budget, row.combination() + ": " + row.invocations() + " invocations");
+            assertTrue(row.distinctSchedules() > 0, row.combination() + ": no step interleaving recorded");
+        }
+        assertMatrix(rows);
     }
 
     @Test
     void exhaustiveMatrixIsTheExpectedOne() {
-        assertMatrix(FixDirectionMatrix.computeExhaustive());
+        List<Row> rows = FixDirectionMatrix.computeExhaustive();
+        long interleavings = FixDirectionMatrix.stepInterleavings();
+        for (Row row : rows) {
+            assertEquals(interleavings, row.invocations(), row.combination() + ": not every step interleaving ran");
+        }
+        assertMatrix(rows);
     }
 
-    private static void assertMatrix(List<FixDirectionMatrix.Row> rows) {
-        assertEquals(8, rows.size());
-        List<String> mismatches = new ArrayList<>();
-        for (int i = 0; i < 8; i++) {
-            FixDirectionMatrix.Row row = rows.get(i);
-            boolean[] e = EXPECTED[i];
-            assertEquals(List.of(e[0], e[1], e[2]), List.of(row.loadDedup(), row.pinPullBlocks(), row.skipLateReport()));
-            SeedThreeInvariant[] invariants = SeedThreeInvariant.values();
-            for (int j = 0; j < invariants.length; j++) {
-                if (row.holds(invariants[j]) != e[3 + j]) {
-                    mismatches.add("row " + i + " " + row.fixes() + ": " + invariants[j] + " expected " + e[3 + j]);
-                }
-                assertTrue(row.invocations().get(invariants[j]) > 0, "vacuous cell");
+    /** The comparison is not blind: a matrix built from EXPECTED matches, and flipping any one cell is reported. */
+    @Test
+    void everyCellIsCompared() {
+        assertEquals(List.of(), FixDirectionMatrix.mismatches(rowsFromExpected(-1, null)));
+        int rowCount = FixDirectionMatrix.EXPECTED.size();
+        for (int i = 0; i < rowCount; i++) {
+            for (SeedThreeInvariant invariant : SeedThreeInvariant.values()) {
+                List<String> mismatches = FixDirectionMatrix.mismatches(rowsFromExpected(i, invariant));
+                assertEquals(1, mismatches.size(), "row " + i + ", " + invariant + ": " + mismatches);
             }
         }
-        assertTrue(mismatches.isEmpty(), String.join("\n", mismatches) + "\n" + FixDirectionMatrix.toMarkdown(rows));
-        System.out.println(FixDirectionMatrix.toMarkdown(rows));
+    }
+
+    /** Rows exactly as expected, except the cell ({@code flipRow}, {@code flip}) inverted. */
+    private static List<Row> rowsFromExpected(int flipRow, SeedThreeInvariant flip) {
+        List<Row> rows = new ArrayList<>();
+        List<Combination> combinations = Combination.all();
+        for (int i = 0; i < combinations.size(); i++) {
+            Map<SeedThreeInvariant, Long> violating = new EnumMap<>(SeedThreeInvariant.class);
+            for (SeedThreeInvariant invariant : SeedThreeInvariant.values()) {
+                boolean holds = FixDirectionMatrix.EXPECTED.get(i).get(invariant) ^ (i == flipRow && invariant == flip);
+                violating.put(invariant, holds ? 0L : 1L);
+            }
+            rows.add(new Row(combinations.get(i), violating, 1, 1));
+        }
+        return rows;
+    }
+
+    private static void assertMatrix(List<Row> rows) {
+        FixDirectionsReport report = new FixDirectionsReport(0, rows, rows);
+        List<String> mismatches = FixDirectionMatrix.mismatches(rows);
+        assertTrue(mismatches.isEmpty(), String.join("\n", mismatches) + "\n" + report.toMarkdown());
+        for (Row row : rows) {
+            System.out.println(row);
+        }
     }
 }

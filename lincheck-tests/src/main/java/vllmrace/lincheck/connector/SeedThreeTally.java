@@ -1,0 +1,73 @@
+package vllmrace.lincheck.connector;
+
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import vllmrace.races.connector.SeedThreeInvariant;
+
+/**
+ * What {@link SeedThreeUnderCheck}'s arbiter saw over one Lincheck run: how many invocations reached it, in how many
+ * each {@link SeedThreeInvariant} was broken, and which step-level interleavings (the order in which the two actors'
+ * atomic steps ran) those invocations were. Lincheck restores the static state it tracks after every invocation, so
+ * {@link FixDirectionMatrix} tells Lincheck to ignore this class: what it accumulates survives the run.
+ */
+final class SeedThreeTally {
+    private static final AtomicLong RUNS = new AtomicLong();
+    private static final Map<SeedThreeInvariant, AtomicLong> VIOLATING = new EnumMap<>(SeedThreeInvariant.class);
+    private static final Set<String> SCHEDULES = ConcurrentHashMap.newKeySet();
+
+    static {
+        for (SeedThreeInvariant invariant : SeedThreeInvariant.values()) {
+            VIOLATING.put(invariant, new AtomicLong());
+        }
+    }
+
+    private SeedThreeTally() {
+    }
+
+    /** What one run of the arbiter found. */
+    record Snapshot(long runs, Map<SeedThreeInvariant, Long> violating, int distinctSchedules) {
+    }
+
+    static void reset() {
+        RUNS.set(0);
+        VIOLATING.values().forEach(count -> count.set(0));
+        SCHEDULES.clear();
+    }
+
+    /**
+     * One invocation's verdict.
+     *
+     * @param schedule which actor ran each atomic step, in order (e.g. {@code 1222211111})
+     * @param broken   the invariants the invocation broke
+     */
+    static void record(String schedule, Set<SeedThreeInvariant> broken) {
+        RUNS.incrementAndGet();
+        SCHEDULES.add(schedule);
+        for (SeedThreeInvariant invariant : broken) {
+            VIOLATING.get(invariant).incrementAndGet();
+        }
+    }
+
+    static Snapshot snapshot() {
+        Map<SeedThreeInvariant, Long> violating = new EnumMap<>(SeedThreeInvariant.class);
+        VIOLATING.forEach((invariant, count) -> violating.put(invariant, count.get()));
+        return new Snapshot(RUNS.get(), Map.copyOf(violating), SCHEDULES.size());
+    }
+
+    /** The schedule of a step log's actor steps: '1' for a step whose entry starts with {@code task1}, '2' for task2. */
+    static String schedule(List<String> steps, String task1, String task2) {
+        StringBuilder sb = new StringBuilder();
+        for (String step : steps) {
+            if (step.startsWith(task1 + ": ")) {
+                sb.append('1');
+            } else if (step.startsWith(task2 + ": ")) {
+                sb.append('2');
+            }
+        }
+        return sb.toString();
+    }
+}
