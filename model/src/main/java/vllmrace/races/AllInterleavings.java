@@ -60,6 +60,23 @@ public final class AllInterleavings {
         return scenario.arbiter();
     }
 
+    /**
+     * How many distinct step sequences (the model's step log after the set-up, arbiter included) the scenario's
+     * schedules produce: what a model checker that switches only between atomic steps can observe.
+     */
+    public static int distinctStepSequences(Supplier<? extends RaceScenario> scenario) {
+        RaceScenario probe = scenario.get();
+        java.util.Set<List<String>> seen = new java.util.HashSet<>();
+        for (List<Integer> schedule : schedules(probe.actor1().stepCount(), probe.actor2().stepCount())) {
+            StringBuilder key = new StringBuilder();
+            schedule.forEach(key::append);
+            RaceScenario s = scenario.get();
+            run(s, key.toString());
+            seen.add(List.copyOf(s.stepLog().entriesSince(s.setupSteps())));
+        }
+        return seen.size();
+    }
+
     /** The two sequential orders' outcomes (actor 1 first, then actor 2 first) of a {@link #bySchedule} map. */
     public static List<RaceOutcome> sequentialOutcomes(Map<String, RaceOutcome> bySchedule) {
         List<RaceOutcome> all = List.copyOf(bySchedule.values());
