@@ -194,7 +194,7 @@ public class AggregatorLinearizability {
         boolean mixed = runs.stream().anyMatch(LincheckResult::exhausted) && !runs.stream().allMatch(LincheckResult::exhausted);
         int total = mixed ? (int) invocations : budget * runs.size();
         return new LincheckResult("aggregator LOADS + SAVES " + fixes, false, invocations, total, wallMillis, "", "",
-                List.of(), List.of());
+                List.of(), List.of(), LincheckResult.Coverage.UNKNOWN);
     }
 
     /**
