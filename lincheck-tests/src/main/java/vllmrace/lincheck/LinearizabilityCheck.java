@@ -24,9 +24,9 @@ public enum LinearizabilityCheck {
                     Race.AbortedLoadFreesBlocks, Race.AbortedLoadLeak),
             SchedulerLinearizability::check),
     CONNECTOR(Component.CONNECTOR, "a child reports a completion, the worker collects get_finished, the scheduler side calls "
-            + "request_finished (MultiConnector + KvOutputAggregator; set-ups: seed 003's NIXL + LMCache loads of one request, two async saves); "
+            + "request_finished (MultiConnector + KvOutputAggregator; set-ups: seed 003's NIXL + LMCache loads of one request, two async saves, an abort during a NIXL load next to an offloading child); "
             + "spec: each transfer completes exactly once",
-            List.of(Race.LateLoadCompletionUnion), AggregatorLinearizability::check);
+            List.of(Race.LateLoadCompletionUnion, Race.RecvAndSendForAbortedLoad), AggregatorLinearizability::check);
 
     private final Component component;
     private final String operations;

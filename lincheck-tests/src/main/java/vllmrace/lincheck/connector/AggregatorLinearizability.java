@@ -37,11 +37,16 @@ import vllmrace.model.sched.Request;
  * reported (as finished_sending) once, by the first collect after both saves completed. {@link Mode#LOADS}: a NIXL and an
  * LMCache child both loading R (seed 003). Spec: R is reported (as finished_recving) once, after both loads completed —
  * upstream's plain union breaks it (LateLoadCompletionUnion); {@code MULTI_CONNECTOR_LOAD_DEDUP} restores it.
- * {@link #check(FixSet)}, the suite's CONNECTOR linearizability check, model-checks both set-ups.
+ * {@link Mode#ABORTED_LOAD} (#46240): a NIXL child loading R and an LMCache child offloading every finished request;
+ * {@code requestFinished} is R's abort. Spec: an abort before R's load completion was delivered ends R with that one
+ * recv; an abort after it starts one save, reported once as a send. Upstream starts the save next to the pending load
+ * (RecvAndSendForAbortedLoad); {@code NO_SAVE_WHILE_LOADING} restores it. Every collect hands its output to the
+ * scheduler side ({@code update_connector_output}), as the scheduler does.
+ * {@link #check(FixSet)}, the suite's CONNECTOR linearizability check, model-checks the three set-ups.
  */
 public class AggregatorLinearizability {
     /** Which aggregator operation set is checked. */
-    public enum Mode { SAVES, LOADS }
+    public enum Mode { SAVES, LOADS, ABORTED_LOAD }
 
     /**
      * Invocations per set-up in {@link #check(FixSet)} (times {@code vllmrace.lincheck.scale}). Measured with every fix
@@ -68,6 +73,10 @@ public class AggregatorLinearizability {
         kv.allocateSlots("R", 4);
         if (mode == Mode.SAVES) {
             children = List.of(new LmCacheConnector("LMCacheMPConnector", kv, true), new LmCacheConnector("OffloadingConnector", kv, true));
+        } else if (mode == Mode.ABORTED_LOAD) {
+            NixlDecodeConnector nixl = new NixlDecodeConnector("NixlConnector", kv, fixes);
+            nixl.remotePrefill("R", 4);
+            children = List.of(nixl, new LmCacheConnector("LMCacheConnectorV1 (offload)", kv, true));
         } else {
             NixlDecodeConnector nixl = new NixlDecodeConnector("NixlConnector", kv, fixes);
             LmCacheConnector lm = new LmCacheConnector("LMCacheMPConnector", kv, false);
@@ -77,7 +86,7 @@ public class AggregatorLinearizability {
         }
         multi = new MultiConnector(fixes, children);
         aggregator = new KvOutputAggregator(List.of(multi), null, log, null);
-        if (mode == Mode.LOADS) {
+        if (mode != Mode.SAVES) {
             multi.getNumNewMatchedTokens(request, 0);
             multi.updateStateAfterAlloc(request, kv.getBlockIds("R"), 4);
         }
@@ -119,7 +128,7 @@ public class AggregatorLinearizability {
             try {
                 if (children.get(child) instanceof NixlDecodeConnector n) {
                     n.completePull("R");
-                } else if (mode == Mode.SAVES) {
+                } else if (mode != Mode.LOADS) {
                     ((LmCacheConnector) children.get(child)).completeSave("R");
                 } else {
                     ((LmCacheConnector) children.get(child)).completeLoad("R");
@@ -136,28 +145,52 @@ public class AggregatorLinearizability {
     public String collect() {
         return atomically("get_finished", () -> {
             KvConnectorOutput out = aggregator.getFinished(Set.copyOf(finishedReqIds));
+            multi.updateConnectorOutput(out);
+            if (mode == Mode.ABORTED_LOAD) {
+                return Specification.events(out.finishedRecving().contains("R"), out.finishedSending().contains("R"));
+            }
             Set<String> ids = mode == Mode.SAVES ? out.finishedSending() : out.finishedRecving();
             return ids.contains("R") ? "R" : "";
         });
     }
 
-    /** The plain sequential specification: R's transfer completes exactly once, after every child's part. */
+    /**
+     * The plain sequential specification: R's transfer completes exactly once, after every child's part. With
+     * ABORTED_LOAD: child 0's load completes once and is reported once (a recv); an abort before that report leaves
+     * nothing to save (the recv is R's only terminal event), an abort after it starts one save (child 1), reported
+     * once as a send.
+     */
     public static class Specification {
-        private final boolean saves = mode == Mode.SAVES;
+        private final Mode m = mode;
         private boolean finished;
         private final boolean[] done = new boolean[2];
         private boolean reported;
+        private boolean saveStarted;
+        private boolean sendReported;
+
+        static String events(boolean recv, boolean send) {
+            return (recv ? "recv" : "") + (recv && send ? "+" : "") + (send ? "send" : "");
+        }
 
         public String requestFinished() {
             if (finished) {
                 return "already finished";
             }
             finished = true;
-            return saves ? "delay" : "free";
+            if (m == Mode.ABORTED_LOAD) {
+                saveStarted = reported;
+                return saveStarted ? "delay" : "free";
+            }
+            return m == Mode.SAVES ? "delay" : "free";
         }
 
         public String childReports(int child) {
-            if ((saves && !finished) || done[child]) {
+            boolean started = switch (m) {
+                case SAVES -> finished;
+                case LOADS -> true;
+                case ABORTED_LOAD -> child == 0 || saveStarted;
+            };
+            if (!started || done[child]) {
                 return "no transfer";
             }
             done[child] = true;
@@ -165,7 +198,14 @@ public class AggregatorLinearizability {
         }
 
         public String collect() {
-            if (done[0] && done[1] && !reported && (!saves || finished)) {
+            if (m == Mode.ABORTED_LOAD) {
+                boolean recv = done[0] && !reported;
+                reported |= recv;
+                boolean send = saveStarted && done[1] && !sendReported;
+                sendReported |= send;
+                return events(recv, send);
+            }
+            if (done[0] && done[1] && !reported && (m != Mode.SAVES || finished)) {
                 reported = true;
                 return "R";
             }
@@ -181,7 +221,7 @@ public class AggregatorLinearizability {
     public static LincheckResult check(FixSet fixes) {
         int budget = LincheckRun.scaled(INVOCATIONS_PER_MODE);
         List<LincheckResult> runs = new java.util.ArrayList<>();
-        for (Mode m : List.of(Mode.LOADS, Mode.SAVES)) {
+        for (Mode m : List.of(Mode.LOADS, Mode.SAVES, Mode.ABORTED_LOAD)) {
             LincheckResult run = check(m, fixes, budget);
             if (run.failed()) {
                 return run;
@@ -193,7 +233,7 @@ public class AggregatorLinearizability {
         // "all Lincheck generated" (invocations below budget) may be claimed only if each run stopped below its budget
         boolean mixed = runs.stream().anyMatch(LincheckResult::exhausted) && !runs.stream().allMatch(LincheckResult::exhausted);
         int total = mixed ? (int) invocations : budget * runs.size();
-        return new LincheckResult("aggregator LOADS + SAVES " + fixes, false, invocations, total, wallMillis, "", "",
+        return new LincheckResult("aggregator LOADS + SAVES + ABORTED_LOAD " + fixes, false, invocations, total, wallMillis, "", "",
                 List.of(), List.of(), LincheckResult.Coverage.UNKNOWN);
     }
 
@@ -234,10 +274,15 @@ public class AggregatorLinearizability {
     public static LincheckResult check(Mode mode, FixSet fixes, int budget) {
         configure(mode, fixes);
         Class<?> c = AggregatorLinearizability.class;
-        List<org.jetbrains.kotlinx.lincheck.Actor> t1 = mode == Mode.SAVES
-                ? List.of(LincheckRun.call(c, "requestFinished"), LincheckRun.call(c, "childReports", 0), LincheckRun.call(c, "collect"))
-                : List.of(LincheckRun.call(c, "childReports", 0), LincheckRun.call(c, "collect"));
-        List<org.jetbrains.kotlinx.lincheck.Actor> t2 = List.of(LincheckRun.call(c, "childReports", 1), LincheckRun.call(c, "collect"));
+        List<org.jetbrains.kotlinx.lincheck.Actor> t1 = switch (mode) {
+            case SAVES -> List.of(LincheckRun.call(c, "requestFinished"), LincheckRun.call(c, "childReports", 0), LincheckRun.call(c, "collect"));
+            case LOADS -> List.of(LincheckRun.call(c, "childReports", 0), LincheckRun.call(c, "collect"));
+            // the abort, then the offload child's save (if one started), then a collect
+            case ABORTED_LOAD -> List.of(LincheckRun.call(c, "requestFinished"), LincheckRun.call(c, "childReports", 1), LincheckRun.call(c, "collect"));
+        };
+        List<org.jetbrains.kotlinx.lincheck.Actor> t2 = mode == Mode.ABORTED_LOAD
+                ? List.of(LincheckRun.call(c, "childReports", 0), LincheckRun.call(c, "collect"))
+                : List.of(LincheckRun.call(c, "childReports", 1), LincheckRun.call(c, "collect"));
         Explored.reset();
         ModelCheckingOptions options = LincheckRun.modelChecking(budget)
                 // the step logs must survive Lincheck's restoring of static state after each invocation

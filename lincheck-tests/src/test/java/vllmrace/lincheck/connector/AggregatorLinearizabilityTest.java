@@ -16,8 +16,8 @@ import vllmrace.model.fix.FixSet;
 
 /**
  * The aggregator's operations against the exactly-once sequential specification. LinearizabilityTest runs the CONNECTOR
- * check (both set-ups) with LateLoadCompletionUnion's reported switches (must fail) and with every fix on (must pass).
- * Here: the one switch that matters to the aggregator, isolated; and that a clean run explored every order of the
+ * check (its three set-ups) with LateLoadCompletionUnion's and RecvAndSendForAbortedLoad's reported switches (must fail) and with every fix on (must pass).
+ * Here: each switch that matters to the aggregator, isolated; and that a clean run explored every order of the
  * operations' steps. That second test is needed because the reported variant already breaks the specification in a
  * sequential order, so its failing proves nothing about the interleavings explored.
  */
@@ -31,7 +31,15 @@ class AggregatorLinearizabilityTest {
         assertTrue(result.failed(), "the recv union reports R twice / before the last load: " + result.figures());
     }
 
-    /** With every fix on, the CONNECTOR check's budget runs every order (by step name) of both set-ups' steps. */
+    /** #46240 with only NO_SAVE_WHILE_LOADING off: an abort during the load starts a save, a second terminal event. */
+    @Test
+    void abortedLoadIsNotLinearizableWithOnlyNoSaveWhileLoadingOff() {
+        LincheckResult result = AggregatorLinearizability.check(Mode.ABORTED_LOAD,
+                FixSet.all().without(Fix.NO_SAVE_WHILE_LOADING), AggregatorLinearizability.INVOCATIONS_PER_MODE);
+        assertTrue(result.failed(), "the abort mid-load must start a save next to the pending recv: " + result.figures());
+    }
+
+    /** With every fix on, the CONNECTOR check's budget runs every order (by step name) of each set-up's steps. */
     @Test
     void aCleanRunExploresEveryStepOrder() {
         for (Mode mode : Mode.values()) {
@@ -47,10 +55,12 @@ class AggregatorLinearizabilityTest {
     /** Every merge of the two threads' steps, then the post part's collect, by step name. */
     private static Set<String> allOrders(Mode mode) {
         String collect = step("get_finished");
-        List<String> t1 = mode == Mode.SAVES
-                ? List.of(step("request_finished"), step("child 0 completes"), collect)
-                : List.of(step("child 0 completes"), collect);
-        List<String> t2 = List.of(step("child 1 completes"), collect);
+        List<String> t1 = switch (mode) {
+            case SAVES -> List.of(step("request_finished"), step("child 0 completes"), collect);
+            case LOADS -> List.of(step("child 0 completes"), collect);
+            case ABORTED_LOAD -> List.of(step("request_finished"), step("child 1 completes"), collect);
+        };
+        List<String> t2 = mode == Mode.ABORTED_LOAD ? List.of(step("child 0 completes"), collect) : List.of(step("child 1 completes"), collect);
         Set<String> orders = new HashSet<>();
         merge(t1, t2, new ArrayList<>(), orders, collect);
         return orders;
