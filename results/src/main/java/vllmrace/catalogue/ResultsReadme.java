@@ -63,7 +63,12 @@ final class ResultsReadme {
         md.append("\n## Fix-switch matrix\n\n");
         md.append("Each race's scenario with no fix, each fix switch alone, the race's own fixes (`own`), and every fix: ")
                 .append("which switches close which race, computed by running every interleaving of the two actors' steps ")
-                .append("(each step atomic, as in the Lincheck checks) on a fresh model; counts are in `fix-matrix.tsv`.\n\n");
+                .append("(each step atomic, as in the Lincheck checks) on a fresh model; counts are in `fix-matrix.tsv`. ")
+                .append("A cell counts any violation of the scenario, so with only a few fixes on (`none`, one switch, `own`) it ")
+                .append("may be another race the same steps pass through (e.g. RecvAndSendForAbortedLoad with only its own fix on: ")
+                .append("when the ABORT lands after R finished, the scheduler fixes of #33377 and #25067 are off too, and R gets a ")
+                .append("model output after it finished and a second `_free_request`, SC3 and SC1). The reported and fixed variants ")
+                .append("are `all` minus the race's own fixes, and `all`.\n\n");
         if (Files.exists(results.resolve("fix-directions.md"))) {
             md.append("Seed 003's three fix directions, invariant by invariant (Lincheck and every step interleaving, against ")
                     .append("the expected matrix): [fix-directions.md](fix-directions.md).\n\n");
