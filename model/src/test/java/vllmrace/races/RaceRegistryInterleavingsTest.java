@@ -34,4 +34,14 @@ class RaceRegistryInterleavingsTest {
             assertTrue(variant.values().stream().noneMatch(o -> ((Enum<?>) o).name().equals("UNEXPECTED")), race + ": " + variant);
         }
     }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Race.class)
+    void everyOutcomeSaysWhetherItIsAViolationAndWhatItMeans(Race race) {
+        for (RaceOutcome outcome : race.outcomes()) {
+            assertFalse(outcome.meaning().isBlank(), race + " " + outcome); // throws unless exactly one of @Violating / @Clean
+        }
+        assertTrue(java.util.Arrays.stream(race.outcomes()).anyMatch(RaceOutcome::violation), race + " has no violating outcome");
+        assertTrue(java.util.Arrays.stream(race.outcomes()).anyMatch(o -> !o.violation()), race + " has no clean outcome");
+    }
 }

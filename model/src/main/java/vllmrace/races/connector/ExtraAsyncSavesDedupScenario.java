@@ -5,7 +5,9 @@ import vllmrace.model.connector.multi.LmCacheConnector;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
+import vllmrace.races.Clean;
 import vllmrace.races.RaceOutcome;
+import vllmrace.races.Violating;
 
 /**
  * ExtraAsyncSavesDedup (reference §3(b), positive control). A MultiConnector of two async-saving children
@@ -24,27 +26,9 @@ public final class ExtraAsyncSavesDedupScenario extends ConnectorRaceScenario {
 
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {
-        FREED_AFTER_LAST_SAVE(false, "R's block was freed after both async saves completed; one finished_sending(R); R2 ran"),
-        FREED_BEFORE_LAST_SAVE(true, "a save read R's block after it was freed (and maybe given to R2), or a second finished_sending(R)"),
-        UNEXPECTED(true, "any other violation or exception: a modelling error, never expected");
-
-        private final boolean violation;
-        private final String meaning;
-
-        Outcome(boolean violation, String meaning) {
-            this.violation = violation;
-            this.meaning = meaning;
-        }
-
-        @Override
-        public boolean violation() {
-            return violation;
-        }
-
-        @Override
-        public String meaning() {
-            return meaning;
-        }
+        @Clean("R's block was freed after both async saves completed; one finished_sending(R); R2 ran") FREED_AFTER_LAST_SAVE,
+        @Violating("a save read R's block after it was freed (and maybe given to R2), or a second finished_sending(R)") FREED_BEFORE_LAST_SAVE,
+        @Violating("any other violation or exception: a modelling error, never expected") UNEXPECTED;
     }
 
     private final LmCacheConnector lmcache;

@@ -6,7 +6,9 @@ import vllmrace.model.connector.multi.NixlDecodeConnector;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
+import vllmrace.races.Clean;
 import vllmrace.races.RaceOutcome;
+import vllmrace.races.Violating;
 
 /**
  * Seed 003: LateLoadCompletionUnion and its aggravating factor PullIntoFreedBlocks, one scenario. The decode engine's
@@ -30,30 +32,12 @@ public final class LateLoadCompletionScenario extends ConnectorRaceScenario {
 
     /** How one run ended, checked in this order. */
     public enum Outcome implements RaceOutcome {
-        COMPLETED(false, "R loaded (once), ran and finished; B freed only when nothing wrote it; R2 ran; one recv per request"),
-        ENGINE_DEAD(true, "a late finished_recving(R) hit an upstream assert (req_id in self.requests / is_finished): EngineCore dead"),
-        PULL_WROTE_FREED_BLOCK(true, "engine alive, but the NIXL pull wrote B after B was freed (and maybe given to R2)"),
-        DUPLICATE_TRANSFER_EVENT(true, "engine alive, no bad write, but R's transfer completion reached the scheduler twice"),
-        LEAK(true, "a block or a delay-freed request is never released at quiescence"),
-        UNEXPECTED(true, "any other violation or exception: a modelling error, never expected");
-
-        private final boolean violation;
-        private final String meaning;
-
-        Outcome(boolean violation, String meaning) {
-            this.violation = violation;
-            this.meaning = meaning;
-        }
-
-        @Override
-        public boolean violation() {
-            return violation;
-        }
-
-        @Override
-        public String meaning() {
-            return meaning;
-        }
+        @Clean("R loaded (once), ran and finished; B freed only when nothing wrote it; R2 ran; one recv per request") COMPLETED,
+        @Violating("a late finished_recving(R) hit an upstream assert (req_id in self.requests / is_finished): EngineCore dead") ENGINE_DEAD,
+        @Violating("engine alive, but the NIXL pull wrote B after B was freed (and maybe given to R2)") PULL_WROTE_FREED_BLOCK,
+        @Violating("engine alive, no bad write, but R's transfer completion reached the scheduler twice") DUPLICATE_TRANSFER_EVENT,
+        @Violating("a block or a delay-freed request is never released at quiescence") LEAK,
+        @Violating("any other violation or exception: a modelling error, never expected") UNEXPECTED;
     }
 
     private final NixlDecodeConnector nixl;

@@ -6,7 +6,9 @@ import vllmrace.model.asyncio.StepLog;
 import vllmrace.model.detect.Violation;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.FixSet;
+import vllmrace.races.Clean;
 import vllmrace.races.RaceOutcome;
+import vllmrace.races.Violating;
 import vllmrace.races.RaceScenario;
 
 /**
@@ -19,27 +21,9 @@ public final class PullIntoFreedBlocksScenario implements RaceScenario {
 
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {
-        NO_BAD_WRITE(false, "no transfer wrote a block after it was freed or reallocated (other seed-003 findings: LateLoadCompletionUnion)"),
-        PULL_WROTE_FREED_BLOCK(true, "the NIXL pull wrote R's block after R finished and the block was freed (and maybe given to R2)"),
-        UNEXPECTED(true, "an exception or an engine death: a modelling error here (the reported variant skips late reports)");
-
-        private final boolean violation;
-        private final String meaning;
-
-        Outcome(boolean violation, String meaning) {
-            this.violation = violation;
-            this.meaning = meaning;
-        }
-
-        @Override
-        public boolean violation() {
-            return violation;
-        }
-
-        @Override
-        public String meaning() {
-            return meaning;
-        }
+        @Clean("no transfer wrote a block after it was freed or reallocated (other seed-003 findings: LateLoadCompletionUnion)") NO_BAD_WRITE,
+        @Violating("the NIXL pull wrote R's block after R finished and the block was freed (and maybe given to R2)") PULL_WROTE_FREED_BLOCK,
+        @Violating("an exception or an engine death: a modelling error here (the reported variant skips late reports)") UNEXPECTED;
     }
 
     private final LateLoadCompletionScenario scenario;

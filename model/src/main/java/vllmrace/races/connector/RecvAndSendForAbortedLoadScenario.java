@@ -6,7 +6,9 @@ import vllmrace.model.connector.multi.NixlDecodeConnector;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
+import vllmrace.races.Clean;
 import vllmrace.races.RaceOutcome;
+import vllmrace.races.Violating;
 
 /**
  * #46240 (reference §3(b) hazard 4, §4 S2): nothing coordinates a pending recv with pending sends. The decode engine's
@@ -31,30 +33,12 @@ public final class RecvAndSendForAbortedLoadScenario extends ConnectorRaceScenar
 
     /** How one run ended, checked in this order. */
     public enum Outcome implements RaceOutcome {
-        ABORTED_CLEAN(false, "R aborted (before its load, inside its window with the fix, or after its recv) with exactly one terminal transfer event; its block freed once, after every transfer"),
-        ENGINE_DEAD(true, "R got both finished_recving and finished_sending: the second hit assert req_id in self.requests, EngineCore dead"),
-        SAVE_READ_FREED_BLOCK(true, "engine alive, but the offload of R touched its block after the recv freed it"),
-        DUPLICATE_TRANSFER_EVENT(true, "engine alive, but R's transfers reached the scheduler as two terminal events"),
-        LEAK(true, "a block or a delay-freed request is never released at quiescence"),
-        UNEXPECTED(true, "any other violation or exception: a modelling error, never expected");
-
-        private final boolean violation;
-        private final String meaning;
-
-        Outcome(boolean violation, String meaning) {
-            this.violation = violation;
-            this.meaning = meaning;
-        }
-
-        @Override
-        public boolean violation() {
-            return violation;
-        }
-
-        @Override
-        public String meaning() {
-            return meaning;
-        }
+        @Clean("R aborted (before its load, inside its window with the fix, or after its recv) with exactly one terminal transfer event; its block freed once, after every transfer") ABORTED_CLEAN,
+        @Violating("R got both finished_recving and finished_sending: the second hit assert req_id in self.requests, EngineCore dead") ENGINE_DEAD,
+        @Violating("engine alive, but the offload of R touched its block after the recv freed it") SAVE_READ_FREED_BLOCK,
+        @Violating("engine alive, but R's transfers reached the scheduler as two terminal events") DUPLICATE_TRANSFER_EVENT,
+        @Violating("a block or a delay-freed request is never released at quiescence") LEAK,
+        @Violating("any other violation or exception: a modelling error, never expected") UNEXPECTED;
     }
 
     private final NixlDecodeConnector nixl;

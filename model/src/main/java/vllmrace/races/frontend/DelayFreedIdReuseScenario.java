@@ -11,7 +11,9 @@ import vllmrace.model.fix.FixSet;
 import vllmrace.model.frontend.OutputProcessor;
 import vllmrace.model.frontend.RequestAlreadyRunningException;
 import vllmrace.model.frontend.RequestOutputCollector;
+import vllmrace.races.Clean;
 import vllmrace.races.RaceOutcome;
+import vllmrace.races.Violating;
 import vllmrace.races.RaceScenario;
 
 /**
@@ -42,30 +44,12 @@ public final class DelayFreedIdReuseScenario implements RaceScenario {
 
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {
-        READD_REJECTED(false, "add_request(X) saw X still tracked and raised; X@1 is aborted and released by its finished_sending"),
-        READDED_BESIDE_DELAY_FREED(false, "X re-added under a fresh internal id while X@1 waits for its finished_sending: "
-                + "X@1 is released, X@2 runs"),
-        COLLIDES_WITH_DELAY_FREED(true, "ADD(X@2) reached EngineCore while the aborted X@1 was still in Scheduler.requests "
-                + "(delay-freed): a duplicate id in EngineCore, although the ABORT went out first"),
-        UNEXPECTED(true, "any other violation or exception: a modelling error, never expected");
-
-        private final boolean violation;
-        private final String meaning;
-
-        Outcome(boolean violation, String meaning) {
-            this.violation = violation;
-            this.meaning = meaning;
-        }
-
-        @Override
-        public boolean violation() {
-            return violation;
-        }
-
-        @Override
-        public String meaning() {
-            return meaning;
-        }
+        @Clean("add_request(X) saw X still tracked and raised; X@1 is aborted and released by its finished_sending") READD_REJECTED,
+        @Clean("X re-added under a fresh internal id while X@1 waits for its finished_sending: "
+                + "X@1 is released, X@2 runs") READDED_BESIDE_DELAY_FREED,
+        @Violating("ADD(X@2) reached EngineCore while the aborted X@1 was still in Scheduler.requests "
+                + "(delay-freed): a duplicate id in EngineCore, although the ABORT went out first") COLLIDES_WITH_DELAY_FREED,
+        @Violating("any other violation or exception: a modelling error, never expected") UNEXPECTED;
     }
 
     private final VllmInstance vllm;

@@ -8,7 +8,9 @@ import vllmrace.model.detect.Violation;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.frontend.RequestAlreadyRunningException;
+import vllmrace.races.Clean;
 import vllmrace.races.RaceOutcome;
+import vllmrace.races.Violating;
 import vllmrace.races.RaceScenario;
 
 /**
@@ -23,29 +25,11 @@ public final class DuplicateIdAbortWindowScenario implements RaceScenario {
 
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {
-        READD_REJECTED(false, "add_request(X) saw X still running and raised: wire order ADD(X@1) ABORT(X@1)"),
-        READDED_AFTER_ABORT(false, "X re-added after ABORT: wire order ADD(X@1) ABORT(X@1) ADD(X@2); X@2 runs"),
-        DUPLICATE_LIVE_ID(true, "ADD(X@2) reached EngineCore before ABORT(X@1): two live requests under X, "
-                + "and the late ABORT finishes X@2, whose caller then never gets a final output"),
-        UNEXPECTED(true, "any other violation or exception: a modelling error, never expected");
-
-        private final boolean violation;
-        private final String meaning;
-
-        Outcome(boolean violation, String meaning) {
-            this.violation = violation;
-            this.meaning = meaning;
-        }
-
-        @Override
-        public boolean violation() {
-            return violation;
-        }
-
-        @Override
-        public String meaning() {
-            return meaning;
-        }
+        @Clean("add_request(X) saw X still running and raised: wire order ADD(X@1) ABORT(X@1)") READD_REJECTED,
+        @Clean("X re-added after ABORT: wire order ADD(X@1) ABORT(X@1) ADD(X@2); X@2 runs") READDED_AFTER_ABORT,
+        @Violating("ADD(X@2) reached EngineCore before ABORT(X@1): two live requests under X, "
+                + "and the late ABORT finishes X@2, whose caller then never gets a final output") DUPLICATE_LIVE_ID,
+        @Violating("any other violation or exception: a modelling error, never expected") UNEXPECTED;
     }
 
     private final VllmInstance vllm;

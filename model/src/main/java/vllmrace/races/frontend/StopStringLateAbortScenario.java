@@ -11,7 +11,9 @@ import vllmrace.model.frontend.OutputProcessor;
 import vllmrace.model.frontend.RequestAlreadyRunningException;
 import vllmrace.model.frontend.RequestOutputCollector;
 import vllmrace.model.frontend.SamplingParams;
+import vllmrace.races.Clean;
 import vllmrace.races.RaceOutcome;
+import vllmrace.races.Violating;
 import vllmrace.races.RaceScenario;
 
 /**
@@ -35,29 +37,11 @@ public final class StopStringLateAbortScenario implements RaceScenario {
 
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {
-        READD_REJECTED(false, "add_request(X) saw X still tracked and raised: X@1 stopped, its ABORT sent, nothing re-added"),
-        READDED_AFTER_ABORT(false, "X re-added after ABORT(X@1) was on the wire (or under a fresh internal id): X@2 runs"),
-        LATE_ABORT_KILLS_READD(true, "ADD(X@2) reached EngineCore before the stop string's ABORT(X@1): two live requests "
-                + "under X, and the late ABORT finishes X@2, whose caller then never gets a final output"),
-        UNEXPECTED(true, "any other violation or exception: a modelling error, never expected");
-
-        private final boolean violation;
-        private final String meaning;
-
-        Outcome(boolean violation, String meaning) {
-            this.violation = violation;
-            this.meaning = meaning;
-        }
-
-        @Override
-        public boolean violation() {
-            return violation;
-        }
-
-        @Override
-        public String meaning() {
-            return meaning;
-        }
+        @Clean("add_request(X) saw X still tracked and raised: X@1 stopped, its ABORT sent, nothing re-added") READD_REJECTED,
+        @Clean("X re-added after ABORT(X@1) was on the wire (or under a fresh internal id): X@2 runs") READDED_AFTER_ABORT,
+        @Violating("ADD(X@2) reached EngineCore before the stop string's ABORT(X@1): two live requests "
+                + "under X, and the late ABORT finishes X@2, whose caller then never gets a final output") LATE_ABORT_KILLS_READD,
+        @Violating("any other violation or exception: a modelling error, never expected") UNEXPECTED;
     }
 
     private final VllmInstance vllm;

@@ -4,7 +4,9 @@ import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
+import vllmrace.races.Clean;
 import vllmrace.races.RaceOutcome;
+import vllmrace.races.Violating;
 
 /**
  * AbortLosesToFinalStep (#29987, fixes #26400; reference §2(c)(ii)). A prefill-side NIXL connector
@@ -23,29 +25,11 @@ public final class AbortLosesToFinalStepScenario extends SchedulerRaceScenario {
 
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {
-        ABORTED(false, "ABORT received before update_from_output(1) and applied first: R aborted, blocks freed, no success reported"),
-        COMPLETED(false, "ABORT received after update_from_output(1): R had finished by length; the ABORT is a no-op"),
-        ABORT_OVERTAKEN(true, "ABORT received before update_from_output(1) but applied after it: R completes as a success, "
-                + "the connector pins its blocks for a decode that never comes"),
-        UNEXPECTED(true, "any other violation or exception: a modelling error, never expected");
-
-        private final boolean violation;
-        private final String meaning;
-
-        Outcome(boolean violation, String meaning) {
-            this.violation = violation;
-            this.meaning = meaning;
-        }
-
-        @Override
-        public boolean violation() {
-            return violation;
-        }
-
-        @Override
-        public String meaning() {
-            return meaning;
-        }
+        @Clean("ABORT received before update_from_output(1) and applied first: R aborted, blocks freed, no success reported") ABORTED,
+        @Clean("ABORT received after update_from_output(1): R had finished by length; the ABORT is a no-op") COMPLETED,
+        @Violating("ABORT received before update_from_output(1) but applied after it: R completes as a success, "
+                + "the connector pins its blocks for a decode that never comes") ABORT_OVERTAKEN,
+        @Violating("any other violation or exception: a modelling error, never expected") UNEXPECTED;
     }
 
     public AbortLosesToFinalStepScenario(FixSet fixes) {

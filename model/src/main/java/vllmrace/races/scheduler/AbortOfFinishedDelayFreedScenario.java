@@ -4,7 +4,9 @@ import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
+import vllmrace.races.Clean;
 import vllmrace.races.RaceOutcome;
+import vllmrace.races.Violating;
 
 /**
  * AbortOfFinishedDelayFreed (#25067, reference §4 S1). A prefill-side NIXL connector: a normal finish is sent
@@ -23,29 +25,11 @@ public final class AbortOfFinishedDelayFreedScenario extends SchedulerRaceScenar
 
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {
-        ABORTED(false, "ABORT applied before update_from_output(1): R aborted and freed at once; its output is skipped"),
-        COMPLETED(false, "ABORT applied while R is finished and delay-freed, or after: skipped; finished_sending frees R once"),
-        REFREED_THEN_KEYERROR(true, "ABORT re-finished the delay-freed R: _free_request twice (SC1), blocks freed during the send, "
-                + "finished_sending(R) finds R gone (KeyError, engine dead, unless seed 003's skip of late reports is on)"),
-        UNEXPECTED(true, "any other violation or exception: a modelling error, never expected");
-
-        private final boolean violation;
-        private final String meaning;
-
-        Outcome(boolean violation, String meaning) {
-            this.violation = violation;
-            this.meaning = meaning;
-        }
-
-        @Override
-        public boolean violation() {
-            return violation;
-        }
-
-        @Override
-        public String meaning() {
-            return meaning;
-        }
+        @Clean("ABORT applied before update_from_output(1): R aborted and freed at once; its output is skipped") ABORTED,
+        @Clean("ABORT applied while R is finished and delay-freed, or after: skipped; finished_sending frees R once") COMPLETED,
+        @Violating("ABORT re-finished the delay-freed R: _free_request twice (SC1), blocks freed during the send, "
+                + "finished_sending(R) finds R gone (KeyError, engine dead, unless seed 003's skip of late reports is on)") REFREED_THEN_KEYERROR,
+        @Violating("any other violation or exception: a modelling error, never expected") UNEXPECTED;
     }
 
     public AbortOfFinishedDelayFreedScenario(FixSet fixes) {

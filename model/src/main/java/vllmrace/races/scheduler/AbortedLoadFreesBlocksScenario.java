@@ -4,7 +4,9 @@ import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
+import vllmrace.races.Clean;
 import vllmrace.races.RaceOutcome;
+import vllmrace.races.Violating;
 
 /**
  * AbortedLoadFreesBlocks (#32255, reference §2(c)(iii)). A decode-side NIXL connector ({@link SavePolicy#NEVER}:
@@ -23,27 +25,9 @@ public final class AbortedLoadFreesBlocksScenario extends SchedulerRaceScenario 
 
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {
-        ABORTED(false, "R aborted (before, during or after its load); B freed only once nothing writes it; R2 ran"),
-        LOAD_WROTE_FREED_BLOCK(true, "R's async load landed in B after B was freed (and maybe reallocated to R2): SC4"),
-        UNEXPECTED(true, "any other violation or exception: a modelling error, never expected");
-
-        private final boolean violation;
-        private final String meaning;
-
-        Outcome(boolean violation, String meaning) {
-            this.violation = violation;
-            this.meaning = meaning;
-        }
-
-        @Override
-        public boolean violation() {
-            return violation;
-        }
-
-        @Override
-        public String meaning() {
-            return meaning;
-        }
+        @Clean("R aborted (before, during or after its load); B freed only once nothing writes it; R2 ran") ABORTED,
+        @Violating("R's async load landed in B after B was freed (and maybe reallocated to R2): SC4") LOAD_WROTE_FREED_BLOCK,
+        @Violating("any other violation or exception: a modelling error, never expected") UNEXPECTED;
     }
 
     public AbortedLoadFreesBlocksScenario(FixSet fixes) {

@@ -8,7 +8,9 @@ import vllmrace.model.detect.Violation;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
+import vllmrace.races.Clean;
 import vllmrace.races.RaceOutcome;
+import vllmrace.races.Violating;
 
 /**
  * AbortedLoadLeak (the leak the #32255 review found; reference §2(c)(iii), K1–K2). A decode-side NIXL connector
@@ -27,28 +29,10 @@ public final class AbortedLoadLeakScenario extends SchedulerRaceScenario {
 
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {
-        ABORTED(false, "R aborted (waiting for its recv, after it, or running); its blocks freed exactly once"),
-        LEAK(true, "R aborted after its finished_recving arrived, free delayed for a report that never comes: "
-                + "R stays in requests holding its blocks (SC5)"),
-        UNEXPECTED(true, "any other violation or exception: a modelling error, never expected");
-
-        private final boolean violation;
-        private final String meaning;
-
-        Outcome(boolean violation, String meaning) {
-            this.violation = violation;
-            this.meaning = meaning;
-        }
-
-        @Override
-        public boolean violation() {
-            return violation;
-        }
-
-        @Override
-        public String meaning() {
-            return meaning;
-        }
+        @Clean("R aborted (waiting for its recv, after it, or running); its blocks freed exactly once") ABORTED,
+        @Violating("R aborted after its finished_recving arrived, free delayed for a report that never comes: "
+                + "R stays in requests holding its blocks (SC5)") LEAK,
+        @Violating("any other violation or exception: a modelling error, never expected") UNEXPECTED;
     }
 
     public AbortedLoadLeakScenario(FixSet fixes) {

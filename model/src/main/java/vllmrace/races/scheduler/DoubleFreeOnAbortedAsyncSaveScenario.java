@@ -4,7 +4,9 @@ import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
+import vllmrace.races.Clean;
 import vllmrace.races.RaceOutcome;
+import vllmrace.races.Violating;
 
 /**
  * DoubleFreeOnAbortedAsyncSave (#33377, seed 000). A connector that async-saves every finished request, aborted
@@ -24,31 +26,13 @@ public final class DoubleFreeOnAbortedAsyncSaveScenario extends SchedulerRaceSce
 
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {
-        ABORTED(false, "ABORT applied first (before schedule(1), or between schedule(1) and update_from_output(1)): "
-                + "R aborted, request_finished once, blocks freed once"),
-        COMPLETED(false, "update_from_output(1) ran first: R finished by length, saved once, freed once; the late ABORT is a no-op"),
-        FREED_TWICE(true, "update_from_output(1) processed R after its abort: token appended to a finished request (SC3), "
+        @Clean("ABORT applied first (before schedule(1), or between schedule(1) and update_from_output(1)): "
+                + "R aborted, request_finished once, blocks freed once") ABORTED,
+        @Clean("update_from_output(1) ran first: R finished by length, saved once, freed once; the late ABORT is a no-op") COMPLETED,
+        @Violating("update_from_output(1) processed R after its abort: token appended to a finished request (SC3), "
                 + "_free_request and request_finished twice (SC1), the second finished_sending finds R gone (engine dead, "
-                + "unless seed 003's skip of late reports is on)"),
-        UNEXPECTED(true, "any other violation or exception: a modelling error, never expected");
-
-        private final boolean violation;
-        private final String meaning;
-
-        Outcome(boolean violation, String meaning) {
-            this.violation = violation;
-            this.meaning = meaning;
-        }
-
-        @Override
-        public boolean violation() {
-            return violation;
-        }
-
-        @Override
-        public String meaning() {
-            return meaning;
-        }
+                + "unless seed 003's skip of late reports is on)") FREED_TWICE,
+        @Violating("any other violation or exception: a modelling error, never expected") UNEXPECTED;
     }
 
     public DoubleFreeOnAbortedAsyncSaveScenario(FixSet fixes) {
