@@ -3,7 +3,6 @@ package vllmrace.races.connector;
 import java.util.List;
 import vllmrace.model.connector.multi.LmCacheConnector;
 import vllmrace.model.connector.multi.NixlDecodeConnector;
-import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
@@ -81,26 +80,14 @@ public final class LateLoadCompletionScenario extends ConnectorRaceScenario {
 
     @Override
     public Outcome arbiter() {
-        rig.runToQuiescence();
-        if (rig.violations().engineDead()) {
-            return Outcome.ENGINE_DEAD;
-        }
-        if (rig.has(ViolationKind.WRITE_INTO_FREED_BLOCK)) {
-            return Outcome.PULL_WROTE_FREED_BLOCK;
-        }
-        if (rig.has(ViolationKind.DUPLICATE_TRANSFER_EVENT)) {
-            return Outcome.DUPLICATE_TRANSFER_EVENT;
-        }
-        if (rig.has(ViolationKind.BLOCK_LEAK) || rig.has(ViolationKind.DELAY_FREED_NEVER_RELEASED)) {
-            return Outcome.LEAK;
-        }
-        if (!rig.violations().isEmpty() || actorFailed() || !rig.allFreed()) {
-            return Outcome.UNEXPECTED;
-        }
-        if (rig.request(REQUEST_ID).status() == RequestStatus.FINISHED_LENGTH_CAPPED
-                && rig.request(OTHER_REQUEST_ID).status() == RequestStatus.FINISHED_LENGTH_CAPPED) {
-            return Outcome.COMPLETED;
-        }
-        return Outcome.UNEXPECTED;
+        return switch (runToQuiescenceAndFind()) {
+            case ENGINE_DEAD -> Outcome.ENGINE_DEAD;
+            case WRITE_INTO_FREED_BLOCK -> Outcome.PULL_WROTE_FREED_BLOCK;
+            case DUPLICATE_TRANSFER_EVENT -> Outcome.DUPLICATE_TRANSFER_EVENT;
+            case LEAK -> Outcome.LEAK;
+            case UNEXPECTED -> Outcome.UNEXPECTED;
+            case NONE -> rig.request(REQUEST_ID).status() == RequestStatus.FINISHED_LENGTH_CAPPED
+                    && rig.request(OTHER_REQUEST_ID).status() == RequestStatus.FINISHED_LENGTH_CAPPED ? Outcome.COMPLETED : Outcome.UNEXPECTED;
+        };
     }
 }
