@@ -43,6 +43,12 @@ public record LincheckResult(String check, boolean failed, long invocations, int
         }
     }
 
+    /** The same result with the counterexample's model steps and detector findings. */
+    public LincheckResult withSteps(List<String> counterexampleSteps, List<String> detected) {
+        return new LincheckResult(check, failed, invocations, budget, wallMillis, report, detailedReport,
+                List.copyOf(counterexampleSteps), List.copyOf(detected), coverage);
+    }
+
     /** The same result with its step-level coverage. */
     public LincheckResult withCoverage(Coverage measured) {
         return new LincheckResult(check, failed, invocations, budget, wallMillis, report, detailedReport, steps, violations, measured);

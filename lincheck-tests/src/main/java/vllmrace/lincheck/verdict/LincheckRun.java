@@ -49,6 +49,11 @@ public final class LincheckRun {
                 .addCustomScenario(scenario)
                 .sequentialSpecification(ScenarioUnderCheck.SequentialSpecification.class);
         LincheckResult result = check(race.name() + " scenario " + fixes, ScenarioUnderCheck.class, options, budget);
+        String last = RunRecorder.lastOutcome();
+        if (result.failed() && last != null && race.outcome(last).violation()) {
+            // Lincheck stops at the failing invocation: the last one recorded is the counterexample
+            result = result.withSteps(RunRecorder.lastSteps(), RunRecorder.lastViolations());
+        }
         return result.withCoverage(new LincheckResult.Coverage(RunRecorder.distinctRuns(),
                 AllInterleavings.distinctStepSequences(() -> race.scenario(fixes)), RunRecorder.lastNewRunAt()));
     }
@@ -104,7 +109,6 @@ public final class LincheckRun {
         int detailed = full.indexOf("\nDetailed trace:");
         String report = detailed < 0 ? full : full.substring(0, detailed);
         return new LincheckResult(name, failure != null, RunRecorder.invocations(), budget, wallMillis,
-                report.strip(), full, failure == null ? List.of() : RunRecorder.violatingSteps(),
-                failure == null ? List.of() : RunRecorder.violations(), LincheckResult.Coverage.UNKNOWN);
+                report.strip(), full, List.of(), List.of(), LincheckResult.Coverage.UNKNOWN);
     }
 }

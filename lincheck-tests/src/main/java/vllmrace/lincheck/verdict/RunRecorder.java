@@ -7,15 +7,16 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Counts model-checking invocations and the distinct step sequences they ran, and keeps the step log of the last
- * violating one. Lincheck restores
+ * Counts model-checking invocations and the distinct step sequences they ran, and keeps the last one's step log,
+ * detector findings and outcome. Lincheck restores
  * static state it tracks after every invocation, so {@link LincheckRun} tells Lincheck to ignore this
  * class: what it records survives the run.
  */
 public final class RunRecorder {
     private static final AtomicLong INVOCATIONS = new AtomicLong();
-    private static volatile List<String> violatingSteps = List.of();
-    private static volatile List<String> violations = List.of();
+    private static volatile List<String> lastSteps = List.of();
+    private static volatile List<String> lastViolations = List.of();
+    private static volatile String lastOutcome;
     private static final Set<List<String>> DISTINCT_RUNS = ConcurrentHashMap.newKeySet();
     private static volatile long lastNewRunAt;
 
@@ -27,10 +28,13 @@ public final class RunRecorder {
     }
 
     /** One invocation's model steps after the set-up (actors and arbiter): distinct ones = step interleavings seen. */
-    public static void recordRun(List<String> steps) {
+    public static void recordRun(List<String> steps, List<String> detected, String outcome) {
         if (DISTINCT_RUNS.add(List.copyOf(steps))) {
             lastNewRunAt = INVOCATIONS.get();
         }
+        lastSteps = List.copyOf(steps);
+        lastViolations = List.copyOf(detected);
+        lastOutcome = outcome;
     }
 
     /** The invocation that ran the last step sequence not seen before (later ones only repeated earlier ones). */
@@ -38,15 +42,12 @@ public final class RunRecorder {
         return lastNewRunAt;
     }
 
-    public static void recordViolatingRun(List<String> steps, List<String> detected) {
-        violatingSteps = List.copyOf(steps);
-        violations = List.copyOf(detected);
-    }
 
     static void reset() {
         INVOCATIONS.set(0);
-        violatingSteps = List.of();
-        violations = List.of();
+        lastSteps = List.of();
+        lastViolations = List.of();
+        lastOutcome = null;
         DISTINCT_RUNS.clear();
         lastNewRunAt = 0;
     }
@@ -59,11 +60,18 @@ public final class RunRecorder {
         return INVOCATIONS.get();
     }
 
-    static List<String> violatingSteps() {
-        return violatingSteps;
+    /** The model steps of the last invocation (after a failure: the failing one, which Lincheck stops at). */
+    static List<String> lastSteps() {
+        return lastSteps;
     }
 
-    static List<String> violations() {
-        return violations;
+    /** What the detectors recorded in the last invocation. */
+    static List<String> lastViolations() {
+        return lastViolations;
+    }
+
+    /** The outcome the last invocation's arbiter returned, or null. */
+    static String lastOutcome() {
+        return lastOutcome;
     }
 }
