@@ -34,12 +34,9 @@ public final class AllInterleavings {
      * order: the first is actor 1 then actor 2, the last actor 2 then actor 1 (the two sequential orders).
      */
     public static Map<String, RaceOutcome> bySchedule(Supplier<? extends RaceScenario> scenario) {
-        RaceScenario probe = scenario.get();
         Map<String, RaceOutcome> out = new LinkedHashMap<>();
-        for (List<Integer> schedule : schedules(probe.actor1().stepCount(), probe.actor2().stepCount())) {
-            StringBuilder key = new StringBuilder();
-            schedule.forEach(key::append);
-            out.put(key.toString(), run(scenario.get(), key.toString()));
+        for (String schedule : schedules(scenario)) {
+            out.put(schedule, run(scenario.get(), schedule));
         }
         return out;
     }
@@ -65,13 +62,10 @@ public final class AllInterleavings {
      * schedules produce: what a model checker that switches only between atomic steps can observe.
      */
     public static int distinctStepSequences(Supplier<? extends RaceScenario> scenario) {
-        RaceScenario probe = scenario.get();
         java.util.Set<List<String>> seen = new java.util.HashSet<>();
-        for (List<Integer> schedule : schedules(probe.actor1().stepCount(), probe.actor2().stepCount())) {
-            StringBuilder key = new StringBuilder();
-            schedule.forEach(key::append);
+        for (String schedule : schedules(scenario)) {
             RaceScenario s = scenario.get();
-            run(s, key.toString());
+            run(s, schedule);
             seen.add(List.copyOf(s.stepLog().entriesSince(s.setupSteps())));
         }
         return seen.size();
@@ -83,26 +77,24 @@ public final class AllInterleavings {
         return List.of(all.get(0), all.get(all.size() - 1));
     }
 
-    private static List<List<Integer>> schedules(int n1, int n2) {
-        List<List<Integer>> all = new ArrayList<>();
-        build(n1, n2, new ArrayList<>(), all);
+    /** Every merge of the two actors' full step lists (a probe scenario counts them), as strings of actor numbers. */
+    private static List<String> schedules(Supplier<? extends RaceScenario> scenario) {
+        RaceScenario probe = scenario.get();
+        List<String> all = new ArrayList<>();
+        build(probe.actor1().stepCount(), probe.actor2().stepCount(), "", all);
         return all;
     }
 
-    private static void build(int n1, int n2, List<Integer> prefix, List<List<Integer>> all) {
+    private static void build(int n1, int n2, String prefix, List<String> all) {
         if (n1 == 0 && n2 == 0) {
-            all.add(List.copyOf(prefix));
+            all.add(prefix);
             return;
         }
         if (n1 > 0) {
-            prefix.add(1);
-            build(n1 - 1, n2, prefix, all);
-            prefix.remove(prefix.size() - 1);
+            build(n1 - 1, n2, prefix + "1", all);
         }
         if (n2 > 0) {
-            prefix.add(2);
-            build(n1, n2 - 1, prefix, all);
-            prefix.remove(prefix.size() - 1);
+            build(n1, n2 - 1, prefix + "2", all);
         }
     }
 }

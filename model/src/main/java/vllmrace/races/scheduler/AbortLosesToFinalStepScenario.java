@@ -3,7 +3,6 @@ package vllmrace.races.scheduler;
 import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.FixSet;
-import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
@@ -46,17 +45,6 @@ public final class AbortLosesToFinalStepScenario extends SchedulerRaceScenario {
         if (rig.has(ViolationKind.ABORT_OVERTAKEN_BY_COMPLETION)) {
             return Outcome.ABORT_OVERTAKEN;
         }
-        if (!rig.violations().isEmpty() || actorFailed() || !rig.allFreed()
-                || rig.connector().requestFinishedCalls(REQUEST_ID) != 1) {
-            return Outcome.UNEXPECTED;
-        }
-        RequestStatus status = rig.request(REQUEST_ID).status();
-        if (status == RequestStatus.FINISHED_ABORTED && rig.finishReasons(REQUEST_ID) == null) {
-            return Outcome.ABORTED;
-        }
-        if (status == RequestStatus.FINISHED_LENGTH_CAPPED && "length".equals(rig.finishReasons(REQUEST_ID))) {
-            return Outcome.COMPLETED;
-        }
-        return Outcome.UNEXPECTED;
+        return cleanEnding(REQUEST_ID, Outcome.ABORTED, Outcome.COMPLETED, Outcome.UNEXPECTED);
     }
 }
