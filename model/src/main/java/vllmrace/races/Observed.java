@@ -8,8 +8,14 @@ public enum Observed {
     CLEAN("clean"),
     /** The engine produced no results for this test: never counted as clean. */
     NO_RESULTS("no results"),
-    /** The harness itself failed (JCStress TEST_ERROR / VM_ERROR / TIMEOUT, or an unexpected exception). */
-    HARNESS_ERROR("harness error");
+    /**
+     * The harness or the model failed: a run ended in the scenario's modelling-error outcome (an actor raised, a violation
+     * the scenario does not expect), the arbiter threw, a reported scenario already violates in a sequential order, or
+     * JCStress reported TEST_ERROR / VM_ERROR / TIMEOUT. Never counted as the race, nor as clean.
+     */
+    HARNESS_ERROR("harness error"),
+    /** Runs happened and none violated, but too few to say clean (a small scenario whose interleavings were not all run). */
+    INCOMPLETE("incomplete");
 
     private final String label;
 

@@ -1,11 +1,21 @@
 package vllmrace.races;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 import vllmrace.model.fix.Fix;
 import vllmrace.model.fix.FixSet;
+import vllmrace.races.derive.StoryIndex;
 import vllmrace.races.frontend.DuplicateIdAbortWindowScenario;
 import vllmrace.races.frontend.DelayFreedIdReuseScenario;
 import vllmrace.races.frontend.StopStringLateAbortScenario;
@@ -16,19 +26,19 @@ import vllmrace.races.scheduler.AbortedLoadLeakScenario;
 import vllmrace.races.scheduler.DoubleFreeOnAbortedAsyncSaveScenario;
 
 /**
- * The race registry: one entry per race of {@code reference/race-catalogue.md}, read by the JCStress
- * verdict tests, the Lincheck tests, the replays and the catalogue command. The constant's name is the
- * race identifier, used verbatim by its fix switch's javadoc, its tests, its results row and its traces.
+ * The race registry: the one declaration of each race, read by every engine (the step enumerator, Lincheck, the
+ * JCStress tests generated from it), the replays and the catalogue command. The constant's name is the race
+ * identifier, used verbatim by its scenario, its generated JCStress test, its results row and its traces. A race's
+ * story is its scenario's header ({@link #story()}); its outcomes and their meaning are its scenario's outcome enum.
  *
- * <p>"Reported" = every fix ON except the ones that close this race; "fixed" = every fix ON. So a race's
- * two variants differ by exactly its own switches, on top of today's upstream behaviour.
+ * <p>Three fix sets per race ({@link Variant}): reported = every fix ON except the race's closers; fixed = every fix;
+ * vLLM main = the merged fixes only. Each closer listed closes the race on its own on top of the others, so the race
+ * is expected closed on vLLM main exactly when one of its closers is merged upstream.
  */
 public enum Race {
     DuplicateIdAbortWindow(
             Component.FRONTEND,
             "#15326 (seed 001)",
-            "abort drops frontend state, then sends ABORT; a re-add of the same id slips its ADD in between: "
-                    + "two live requests under one id in EngineCore",
             EnumSet.of(Fix.ORDERED_ABORT, Fix.UNIQUE_INTERNAL_IDS),
             Expectation.BUG_FOUND,
             DuplicateIdAbortWindowScenario.Outcome.class,
@@ -36,8 +46,6 @@ public enum Race {
     DoubleFreeOnAbortedAsyncSave(
             Component.SCHEDULER,
             "#33377 (seed 000)",
-            "async scheduling + abort between schedule and update_from_output + a connector delaying the free: "
-                    + "the finished request is processed again and freed twice",
             EnumSet.of(Fix.IS_FINISHED_GUARD),
             Expectation.BUG_FOUND,
             DoubleFreeOnAbortedAsyncSaveScenario.Outcome.class,
@@ -45,8 +53,6 @@ public enum Race {
     AbortOfFinishedDelayFreed(
             Component.SCHEDULER,
             "#25067",
-            "abort of an already-finished request that holds delay-freed blocks re-runs _free_request; "
-                    + "the later finished_sending hits a missing id",
             EnumSet.of(Fix.SKIP_ABORT_OF_FINISHED),
             Expectation.BUG_FOUND,
             AbortOfFinishedDelayFreedScenario.Outcome.class,
@@ -54,8 +60,6 @@ public enum Race {
     AbortLosesToFinalStep(
             Component.SCHEDULER,
             "#29987 (fixes #26400)",
-            "an abort arriving during a request's final step is overtaken by normal completion; the connector "
-                    + "treats it as a success and pins its blocks",
             EnumSet.of(Fix.EAGER_ABORTS),
             Expectation.BUG_FOUND,
             AbortLosesToFinalStepScenario.Outcome.class,
@@ -63,8 +67,6 @@ public enum Race {
     AbortedLoadFreesBlocks(
             Component.SCHEDULER,
             "#32255",
-            "abort of a request in WAITING_FOR_REMOTE_KVS frees its blocks while the async load still writes into "
-                    + "them; another request gets them",
             EnumSet.of(Fix.DELAY_FREE_ABORTED_LOAD),
             Expectation.BUG_FOUND,
             AbortedLoadFreesBlocksScenario.Outcome.class,
@@ -72,8 +74,6 @@ public enum Race {
     AbortedLoadLeak(
             Component.SCHEDULER,
             "#32255 review",
-            "abort after finished_recving already arrived: a naive delay flag waits for a completion that never "
-                    + "comes, and the blocks leak",
             EnumSet.of(Fix.DELAY_FREE_UNLESS_RECVED),
             Expectation.BUG_FOUND,
             AbortedLoadLeakScenario.Outcome.class,
@@ -81,8 +81,6 @@ public enum Race {
     StopStringLateAbort(
             Component.FRONTEND,
             "#23697",
-            "process_outputs drops X when it finds a stop string and the output handler sends ABORT(X) later; a re-added "
-                    + "X is killed by that late ABORT and its caller never gets a final output",
             EnumSet.of(Fix.ORDERED_FINISH_ABORT, Fix.UNIQUE_INTERNAL_IDS),
             Expectation.BUG_FOUND,
             StopStringLateAbortScenario.Outcome.class,
@@ -90,8 +88,6 @@ public enum Race {
     DelayFreedIdReuse(
             Component.FRONTEND,
             "#27987, #20139",
-            "even with ordered abort, an aborted request whose blocks are delay-freed stays in Scheduler.requests; a "
-                    + "re-ADD of its id collides. Ordered abort alone is not enough; unique internal ids are",
             EnumSet.of(Fix.UNIQUE_INTERNAL_IDS),
             Expectation.BUG_FOUND,
             DelayFreedIdReuseScenario.Outcome.class,
@@ -99,26 +95,20 @@ public enum Race {
     ExtraAsyncSavesDedup(
             Component.CONNECTOR,
             "MultiConnector _extra_async_saves (reference §3b)",
-            "positive control: with k async-saving children MultiConnector absorbs the first k-1 finished_sending reports "
-                    + "and reports the request once, after the last save; its blocks are freed only then",
             EnumSet.noneOf(Fix.class),
             Expectation.NOT_APPLICABLE,
             vllmrace.races.connector.ExtraAsyncSavesDedupScenario.Outcome.class,
             fixes -> new vllmrace.races.connector.ExtraAsyncSavesDedupScenario(fixes)),
     LateLoadCompletionUnion(
             Component.CONNECTOR,
-            "seed 003",
-            "MultiConnector unions finished_recving without dedup; the faster of two async loads completes the request, "
-                    + "the late NIXL completion is reported for a removed (or running) request: assert, engine dead",
+            "seed 003 (#53049)",
             EnumSet.of(Fix.MULTI_CONNECTOR_LOAD_DEDUP, Fix.SCHEDULER_SKIP_LATE_REPORT),
             Expectation.BUG_FOUND,
-            vllmrace.races.connector.LateLoadCompletionScenario.Outcome.class,
-            fixes -> new vllmrace.races.connector.LateLoadCompletionScenario(fixes)),
+            vllmrace.races.connector.LateLoadCompletionUnionScenario.Outcome.class,
+            fixes -> new vllmrace.races.connector.LateLoadCompletionUnionScenario(fixes)),
     PullIntoFreedBlocks(
             Component.CONNECTOR,
-            "seed 003 (aggravating factor)",
-            "the NIXL decode side returns False from request_finished with a pull in flight; the finished request's blocks "
-                    + "are freed and reallocated while the pull still writes into them",
+            "seed 003 (#53049, aggravating factor)",
             EnumSet.of(Fix.NIXL_PIN_PULL_BLOCKS, Fix.MULTI_CONNECTOR_LOAD_DEDUP),
             Expectation.BUG_FOUND,
             vllmrace.races.connector.PullIntoFreedBlocksScenario.Outcome.class,
@@ -126,27 +116,33 @@ public enum Race {
     RecvAndSendForAbortedLoad(
             Component.CONNECTOR,
             "#46240",
-            "a request aborted while its async load is in flight is delay-freed, and request_finished starts an async save "
-                    + "in another child: recv and send both complete it, and the second hits assert req_id in self.requests",
             EnumSet.of(Fix.NO_SAVE_WHILE_LOADING),
             Expectation.BUG_FOUND,
             vllmrace.races.connector.RecvAndSendForAbortedLoadScenario.Outcome.class,
-            fixes -> new vllmrace.races.connector.RecvAndSendForAbortedLoadScenario(fixes));
+            fixes -> new vllmrace.races.connector.RecvAndSendForAbortedLoadScenario(fixes)),
+    ConcurrentAbortKillsReadd(
+            Component.FRONTEND,
+            "#15326 residual (found by this suite)",
+            EnumSet.of(Fix.UNIQUE_INTERNAL_IDS),
+            Expectation.BUG_FOUND,
+            vllmrace.races.frontend.ConcurrentAbortKillsReaddScenario.Outcome.class,
+            fixes -> new vllmrace.races.frontend.ConcurrentAbortKillsReaddScenario(fixes));
+
+    /** Where {@link StoryIndex} puts the stories on the class path. */
+    public static final String STORIES = "vllmrace/races/stories";
 
     private final Component component;
     private final String upstream;
-    private final String summary;
     private final Set<Fix> closedBy;
     private final Expectation reportedExpectation;
     private final Class<? extends RaceOutcome> outcomes;
     private final Function<FixSet, RaceScenario> scenario;
 
-    <O extends Enum<O> & RaceOutcome> Race(Component component, String upstream, String summary, Set<Fix> closedBy,
+    <O extends Enum<O> & RaceOutcome> Race(Component component, String upstream, Set<Fix> closedBy,
                                          Expectation reportedExpectation, Class<O> outcomes,
                                          Function<FixSet, RaceScenario> scenario) {
         this.component = component;
         this.upstream = upstream;
-        this.summary = summary;
         this.closedBy = Set.copyOf(closedBy);
         this.reportedExpectation = reportedExpectation;
         this.outcomes = outcomes;
@@ -162,28 +158,93 @@ public enum Race {
         return upstream;
     }
 
-    public String summary() {
-        return summary;
+    /** The race's story: its scenario's header, as Markdown (written to the class path at build time). */
+    public String story() {
+        String resource = STORIES + "/" + name() + ".md";
+        try (InputStream in = Race.class.getClassLoader().getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException(resource + " is not on the class path: build with Maven (the model "
+                        + "module's process-classes phase writes it from " + scenarioClass().getSimpleName() + "'s header)");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
-    /** The fix switches that close this race. */
+    /** The story's first paragraph without the leading {@code <Race>: }: the race in one line. */
+    public String summary() {
+        String first = story().strip().split("\\n\\s*\\n", 2)[0].replace('\n', ' ').strip();
+        String prefix = name() + ": ";
+        return first.startsWith(prefix) ? first.substring(prefix.length()) : first;
+    }
+
+    /** The scenario class: the class its outcome enum is declared in. */
+    public Class<?> scenarioClass() {
+        return outcomes.getEnclosingClass();
+    }
+
+    /** The fix switches that close this race, each on its own on top of the others. */
     public Set<Fix> closedBy() {
         return closedBy;
     }
 
-    /** The fixes ON in a variant. */
-    public FixSet fixes(Variant variant) {
-        FixSet fixes = FixSet.all();
-        if (variant == Variant.REPORTED) {
-            for (Fix fix : closedBy) {
-                fixes = fixes.without(fix);
-            }
-        }
-        return fixes;
+    /** The closers vLLM has merged, in declaration order: what closes the race on vLLM main. */
+    public List<Fix> closedOnMainBy() {
+        return Arrays.stream(Fix.values()).filter(closedBy::contains).filter(f -> f.provenance().merged()).toList();
     }
 
+    /** The fixes ON in a variant. */
+    public FixSet fixes(Variant variant) {
+        return switch (variant) {
+            case REPORTED -> {
+                FixSet fixes = FixSet.all();
+                for (Fix fix : closedBy) {
+                    fixes = fixes.without(fix);
+                }
+                yield fixes;
+            }
+            case FIXED -> FixSet.all();
+            case UPSTREAM_MAIN -> FixSet.upstreamMain();
+        };
+    }
+
+    /** What a variant must show: reported as declared; fixed clean; vLLM main clean iff a closer is merged. */
     public Expectation expected(Variant variant) {
-        return variant == Variant.REPORTED ? reportedExpectation : Expectation.CLEAN;
+        return switch (variant) {
+            case REPORTED -> reportedExpectation;
+            case FIXED -> Expectation.CLEAN;
+            case UPSTREAM_MAIN -> closedBy.isEmpty() || !closedOnMainBy().isEmpty() ? Expectation.CLEAN : Expectation.BUG_FOUND;
+        };
+    }
+
+    /**
+     * How a verdict reads for this race: "bug found" / "clean" for reported and fixed; on vLLM main "racy" or
+     * "closed (by #N)", the merged closers' PRs (a positive control reads "clean (upstream as is)").
+     */
+    public String label(Variant variant, Observed observed) {
+        if (variant != Variant.UPSTREAM_MAIN || (observed != Observed.BUG_FOUND && observed != Observed.CLEAN)) {
+            return observed.label();
+        }
+        if (observed == Observed.BUG_FOUND) {
+            return "racy";
+        }
+        if (closedBy.isEmpty()) {
+            return "clean (upstream as is)";
+        }
+        List<Fix> merged = closedOnMainBy();
+        return merged.isEmpty() ? "closed" : "closed (by " + merged.stream().map(f -> f.provenance().reference())
+                .distinct().collect(Collectors.joining(", ")) + ")";
+    }
+
+    /** The label of what a variant must show ({@link #label(Variant, Observed)} of the expected observation). */
+    public String expectedLabel(Variant variant) {
+        Expectation expected = expected(variant);
+        return switch (expected) {
+            case BUG_FOUND -> label(variant, Observed.BUG_FOUND);
+            case CLEAN -> label(variant, Observed.CLEAN);
+            case NOT_APPLICABLE -> expected.label();
+        };
     }
 
     /** A fresh scenario on a fresh model for a variant. */
@@ -210,18 +271,66 @@ public enum Race {
         return outcomes.getEnumConstants();
     }
 
-    /** The JCStress test class of one variant: {@code vllmrace.stress.<component>.<Race>$<Variant>}. */
-    public String jcstressTestName(Variant variant) {
-        return "vllmrace.stress." + component.packageName() + "." + name() + "." + variant.className();
+    /** The outcome enum's modelling-error constant. */
+    public RaceOutcome modellingError() {
+        return RaceOutcome.modellingErrorOf(outcomes);
     }
 
-    /** Looks a race up by identifier, or by an upstream reference such as {@code #15326}. */
-    public static Race lookup(String idOrReference) {
+    /** The JCStress test class of one variant: {@code vllmrace.stress.<component>.<Race>$<Variant>}. */
+    public String jcstressTestName(Variant variant) {
+        return jcstressClassName() + "." + variant.className();
+    }
+
+    /** The generated JCStress class holding this race's variants. */
+    public String jcstressClassName() {
+        return "vllmrace.stress." + component.packageName() + "." + name();
+    }
+
+    /**
+     * Every race an argument names: its identifier, or an upstream reference ({@code #32255}, {@code seed 003}) which
+     * may name several. Identifiers match exactly; references match by substring of {@link #upstream()}.
+     *
+     * @throws IllegalArgumentException naming the argument and the closest identifiers, when nothing matches
+     */
+    public static List<Race> lookup(String idOrReference) {
         for (Race race : values()) {
-            if (race.name().equals(idOrReference) || race.upstream.contains(idOrReference)) {
-                return race;
+            if (race.name().equals(idOrReference)) {
+                return List.of(race);
             }
         }
-        throw new IllegalArgumentException("no race '" + idOrReference + "'; known: " + java.util.Arrays.toString(values()));
+        List<Race> matches = Arrays.stream(values()).filter(r -> !idOrReference.isBlank() && r.upstream.contains(idOrReference)).toList();
+        if (matches.isEmpty()) {
+            throw new IllegalArgumentException("no race '" + idOrReference + "'" + closest(idOrReference)
+                    + " (./catalogue --list shows every race)");
+        }
+        return matches;
+    }
+
+    /** ", closest: A, B" for the identifiers nearest to {@code text} by edit distance (case-insensitive), or "". */
+    static String closest(String text) {
+        String lower = text.toLowerCase(Locale.ROOT);
+        List<Race> sorted = Arrays.stream(values())
+                .sorted(Comparator.comparingInt((Race r) -> distance(lower, r.name().toLowerCase(Locale.ROOT))).thenComparing(Enum::ordinal))
+                .limit(3).toList();
+        return "; closest: " + sorted.stream().map(Enum::name).collect(Collectors.joining(", "));
+    }
+
+    private static int distance(String a, String b) {
+        int[] prev = new int[b.length() + 1];
+        int[] cur = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            prev[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            cur[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
+            }
+            int[] t = prev;
+            prev = cur;
+            cur = t;
+        }
+        return prev[b.length()];
     }
 }

@@ -1,27 +1,56 @@
 package vllmrace.races;
 
 import java.lang.reflect.Field;
+import java.util.Arrays;
 
 /**
  * What one run of a scenario came to, as classified by the scenario's arbiter from the model's detectors.
- * Implemented by one enum per race whose every constant is annotated {@link Violating} or {@link Clean} with its
- * meaning; JCStress reports the enum constant's name as the outcome id.
+ * Implemented by one enum per race whose every constant is annotated {@link Clean}, {@link Violating} or
+ * {@link ModellingError} with its meaning (exactly one constant is the modelling error); JCStress reports the enum
+ * constant's name as the outcome id.
  */
 public interface RaceOutcome {
-    /** True when the run broke an invariant (the race was observed). */
+    /** Which of the three kinds of run this is. */
+    default OutcomeKind kind() {
+        Field f = field(this);
+        int annotations = (f.isAnnotationPresent(Clean.class) ? 1 : 0) + (f.isAnnotationPresent(Violating.class) ? 1 : 0)
+                + (f.isAnnotationPresent(ModellingError.class) ? 1 : 0);
+        if (annotations != 1) {
+            throw new IllegalStateException(f + " must be annotated with exactly one of @Clean, @Violating, @ModellingError");
+        }
+        return f.isAnnotationPresent(Clean.class) ? OutcomeKind.CLEAN
+                : f.isAnnotationPresent(Violating.class) ? OutcomeKind.VIOLATING : OutcomeKind.MODELLING_ERROR;
+    }
+
+    /** True when the run broke the race's invariant (the race was observed). */
     default boolean violation() {
-        return field(this).isAnnotationPresent(Violating.class);
+        return kind() == OutcomeKind.VIOLATING;
+    }
+
+    /** True when the run is a modelling error: never clean, never the race. */
+    default boolean modellingError() {
+        return kind() == OutcomeKind.MODELLING_ERROR;
     }
 
     /** One line for the JCStress outcome table and the results row. */
     default String meaning() {
         Field f = field(this);
-        Violating v = f.getAnnotation(Violating.class);
-        Clean c = f.getAnnotation(Clean.class);
-        if ((v == null) == (c == null)) {
-            throw new IllegalStateException(f + " must be annotated either @Violating or @Clean");
+        return switch (kind()) {
+            case CLEAN -> f.getAnnotation(Clean.class).value();
+            case VIOLATING -> f.getAnnotation(Violating.class).value();
+            case MODELLING_ERROR -> f.getAnnotation(ModellingError.class).value();
+        };
+    }
+
+    /** The one constant of {@code outcomes} annotated {@link ModellingError}. */
+    static RaceOutcome modellingErrorOf(Class<? extends RaceOutcome> outcomes) {
+        RaceOutcome[] errors = Arrays.stream(outcomes.getEnumConstants()).filter(RaceOutcome::modellingError)
+                .toArray(RaceOutcome[]::new);
+        if (errors.length != 1) {
+            throw new IllegalStateException(outcomes.getName() + " must have exactly one @ModellingError constant, has "
+                    + errors.length);
         }
-        return v != null ? v.value() : c.value();
+        return errors[0];
     }
 
     private static Field field(RaceOutcome outcome) {

@@ -1,14 +1,16 @@
 package vllmrace.races;
 
 import java.util.List;
+import vllmrace.model.RaisedByUpstream;
 import vllmrace.model.asyncio.Coroutine;
 import vllmrace.model.asyncio.StepLog;
 import vllmrace.model.detect.Violation;
 
 /**
  * A race as two concurrent actors and an arbiter, built on a fresh model per run. Every harness drives
- * the same object: JCStress runs each actor on its own thread, Lincheck model-checks them, and a replay
- * runs their steps one at a time in a counterexample's order.
+ * the same object: JCStress runs each actor on its own thread, Lincheck model-checks them, the step enumerator and a
+ * replay run their steps one at a time in a given order. Every harness reads the run's outcome through
+ * {@link #judge()}.
  */
 public interface RaceScenario {
     /** The first actor's upstream operation, as a coroutine (built with the scenario, not yet started). */
@@ -28,4 +30,28 @@ public interface RaceScenario {
 
     /** How many {@link #stepLog()} entries belong to the set-up before the actors start. */
     int setupSteps();
+
+    /**
+     * The arbiter's outcome, except that an actor which raised anything upstream does not raise on this path (not a
+     * {@link RaisedByUpstream}) makes the run the outcome enum's {@link ModellingError} constant, whatever the arbiter
+     * said: a broken actor can never pass for the race, nor for a clean run.
+     */
+    default RaceOutcome judge() {
+        RaceOutcome outcome = arbiter();
+        if (unexpectedActorFailure() != null && !outcome.modellingError()) {
+            return RaceOutcome.modellingErrorOf(((Enum<?>) outcome).getDeclaringClass().asSubclass(RaceOutcome.class));
+        }
+        return outcome;
+    }
+
+    /** The first exception an actor raised that upstream does not raise on this path, or null. */
+    default RuntimeException unexpectedActorFailure() {
+        for (Coroutine<?> actor : List.of(actor1(), actor2())) {
+            RuntimeException failure = actor.failure();
+            if (failure != null && !(failure instanceof RaisedByUpstream)) {
+                return failure;
+            }
+        }
+        return null;
+    }
 }

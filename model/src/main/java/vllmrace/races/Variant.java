@@ -1,14 +1,26 @@
 package vllmrace.races;
 
-/** Which behaviour a run models: the race's own fix(es) OFF (as reported) or ON (fixed). */
+/**
+ * Which fixes a run of a race's scenario has ON. Reported: every fix except the race's own closers; fixed: every fix,
+ * proposals included; vLLM main: the fixes vLLM has merged ({@link vllmrace.model.fix.FixSet#upstreamMain()}), so its
+ * verdict answers "does vLLM main still have this race?".
+ */
 public enum Variant {
-    REPORTED("Reported"),
-    FIXED("Fixed");
+    REPORTED("reported", "Reported"),
+    FIXED("fixed", "Fixed"),
+    UPSTREAM_MAIN("vLLM main", "UpstreamMain");
 
+    private final String label;
     private final String className;
 
-    Variant(String className) {
+    Variant(String label, String className) {
+        this.label = label;
         this.className = className;
+    }
+
+    /** How results and tables name the variant. */
+    public String label() {
+        return label;
     }
 
     /** The nested class name a harness uses for this variant. */

@@ -4,8 +4,9 @@ import java.util.Objects;
 
 /**
  * One cell of the verdict table: a race, an engine, a variant, what was observed and the measured figures
- * behind it. {@code runs} counts JCStress samples or Lincheck invocations; {@code violatingRuns} those that
- * broke the invariant.
+ * behind it. {@code runs} counts enumerated schedules, Lincheck invocations or JCStress samples; {@code violatingRuns}
+ * those that broke the invariant. A {@link Observed#HARNESS_ERROR} names, in {@code detail}, what broke and where
+ * known the schedule.
  */
 public record Verdict(Race race, Engine engine, Variant variant, Observed observed, long runs, long violatingRuns,
                       String figures, String detail) {
@@ -26,13 +27,23 @@ public record Verdict(Race race, Engine engine, Variant variant, Observed observ
         return switch (expected()) {
             case BUG_FOUND -> observed == Observed.BUG_FOUND;
             case CLEAN -> observed == Observed.CLEAN;
-            case NOT_APPLICABLE -> true;
+            case NOT_APPLICABLE -> observed != Observed.HARNESS_ERROR;
         };
+    }
+
+    /** The observation as the results read it ("racy" / "closed (by #N)" on vLLM main). */
+    public String observedLabel() {
+        return race.label(variant, observed);
+    }
+
+    /** The expectation as the results read it. */
+    public String expectedLabel() {
+        return race.expectedLabel(variant);
     }
 
     /** One line naming the race, engine, variant, expectation and observation. */
     public String headline() {
-        return race.name() + " [" + engine.label() + ", " + variant.className().toLowerCase() + "]: expected "
-                + expected().label() + ", observed " + observed.label() + " (" + figures + ")";
+        return race.name() + " [" + engine.label() + ", " + variant.label() + "]: expected " + expectedLabel()
+                + ", observed " + observedLabel() + " (" + figures + ")";
     }
 }

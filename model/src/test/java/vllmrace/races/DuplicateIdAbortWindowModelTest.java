@@ -18,8 +18,9 @@ class DuplicateIdAbortWindowModelTest {
     private static final Race RACE = Race.DuplicateIdAbortWindow;
 
     private static Outcome replay(Variant variant, Integer... schedule) {
-        List<Replay.Move> moves = java.util.Arrays.stream(schedule).map(a -> new Replay.Move(a, null)).toList();
-        return (Outcome) Replay.run(RACE, RACE.fixes(variant), moves, false).outcome();
+        StringBuilder actors = new StringBuilder();
+        java.util.Arrays.stream(schedule).forEach(actors::append);
+        return (Outcome) Schedule.of(actors.toString()).run(RACE.scenario(variant), false).outcome();
     }
 
     @Test
@@ -70,7 +71,7 @@ class DuplicateIdAbortWindowModelTest {
         recorded.actor1().run();
         recorded.arbiter();
         List<String> steps = recorded.stepLog().entriesSince(recorded.setupSteps());
-        Replay.Result again = Replay.run(RACE, RACE.fixes(Variant.REPORTED), Replay.schedule(recorded, steps), true);
+        Schedule.Result again = Schedule.fromSteps(recorded, steps).run(RACE.scenario(Variant.REPORTED), true);
         assertEquals(steps, again.steps());
         assertTrue(again.outcome().violation());
     }

@@ -27,6 +27,7 @@ public final class Coroutine<T> {
     private final Supplier<T> result;
     private int next;
     private RuntimeException failure;
+    private RuntimeException injectedFault;
 
     private Coroutine(EventLoop loop, String task, List<Step> steps, Supplier<T> result) {
         this.loop = loop;
@@ -55,11 +56,38 @@ public final class Coroutine<T> {
         Step step = steps.get(next++);
         loop.runStep(task, step.name(), () -> {
             try {
+                if (injectedFault != null) {
+                    throw injectedFault;
+                }
                 step.body().run();
             } catch (RuntimeException e) {
                 failure = e;
             }
         });
+    }
+
+    /**
+     * Harness self-tests only: the next step raises {@code fault} instead of running, as a broken model would. Shows
+     * that every engine reports such a run as a modelling error, never as the race.
+     */
+    public void injectFault(RuntimeException fault) {
+        synchronized (loop) {
+            injectedFault = Objects.requireNonNull(fault, "fault");
+        }
+    }
+
+    /**
+     * Scenario composition: one task that awaits {@code first}, then {@code second} (neither started), as one
+     * {@code async def} awaiting two coroutines in turn; a step that raises ends the whole task. Both must run on
+     * {@code loop}.
+     */
+    public static <T> Coroutine<T> sequence(String task, Coroutine<?> first, Coroutine<T> second) {
+        if (first.loop != second.loop || first.next > 0 || second.next > 0) {
+            throw new IllegalArgumentException("sequence: two unstarted coroutines of one event loop");
+        }
+        List<Step> all = new ArrayList<>(first.steps);
+        all.addAll(second.steps);
+        return new Coroutine<>(first.loop, task, all, second.result);
     }
 
     public boolean isDone() {

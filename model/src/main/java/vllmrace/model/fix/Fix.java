@@ -1,80 +1,130 @@
 package vllmrace.model.fix;
 
+import static vllmrace.model.fix.Provenance.merged;
+import static vllmrace.model.fix.Provenance.proposed;
+import static vllmrace.model.fix.Provenance.suite;
+
 /**
- * The upstream fixes, each a named switch the model reads at the one place its code path differs.
- * "Reported" behaviour of a race = its fix OFF; "fixed" = ON. Constants name the upstream change.
+ * The fixes, each a named switch the model reads at the one place its code path differs, with where it comes from
+ * ({@link Provenance}: merged into vLLM, proposed upstream, or proposed by this suite). Which races a fix closes is the
+ * registry's to say ({@code vllmrace.races.Race#closedBy}); the races' stories are their scenarios'.
  */
 public enum Fix {
-    /** #15326 (hidva): AsyncLLM.abort computes the ids, sends ABORT, and only then drops frontend state. */
-    ORDERED_ABORT("#15326", "AsyncLLM.abort sends ABORT to EngineCore before dropping frontend state"),
-    /** #33377: update_from_output skips {@code request is None or request.is_finished()}. Closes DoubleFreeOnAbortedAsyncSave. */
-    IS_FINISHED_GUARD("#33377", "Scheduler.update_from_output skips requests that are already finished"),
-    /** #29987: pending aborts are applied right before update_from_output. Closes AbortLosesToFinalStep. */
-    EAGER_ABORTS("#29987", "EngineCore applies queued aborts just before update_from_output"),
+    /** {@code AsyncLLM.abort} computes the ids ({@code flatten_req_to_abort}), sends ABORT, and only then drops frontend state. */
+    ORDERED_ABORT(
+            proposed("#15326", "closed, not merged; upstream took #27987 instead",
+                    "vllm/v1/engine/async_llm.py AsyncLLM.abort still calls output_processor.abort_requests(...) before "
+                            + "await engine_core.abort_requests_async(...)"),
+            "AsyncLLM.abort sends ABORT to EngineCore before dropping frontend state"),
+    /** {@code update_from_output} skips {@code request is None or request.is_finished()}. */
+    IS_FINISHED_GUARD(
+            merged("#33377", "vllm/v1/core/sched/scheduler.py@00024d31",
+                    "Scheduler.update_from_output: if request is None or request.is_finished():"),
+            "Scheduler.update_from_output skips requests that are already finished"),
+    /** Pending aborts ({@code aborts_queue}) are applied right before {@code update_from_output}. */
+    EAGER_ABORTS(
+            merged("#29987", "vllm/v1/engine/core.py@ac3cb2e2 (PR commit 408cf42f)",
+                    "EngineCore.step / step_with_batch_queue: self._process_aborts_queue() before scheduler.update_from_output"),
+            "EngineCore applies queued aborts just before update_from_output"),
     /**
-     * #32255: finish_requests delays the free of an aborted WAITING_FOR_REMOTE_KVS request (its async load still
-     * writes into the blocks), and _update_from_kv_xfer_finished frees a finished request on its finished_recving.
-     * Closes AbortedLoadFreesBlocks. Without {@link #DELAY_FREE_UNLESS_RECVED} this is the PR's first, naive flag.
+     * {@code finish_requests} delays the free of an aborted WAITING_FOR_REMOTE_KVS request (its async load still writes
+     * into the blocks), and {@code _update_from_kv_xfer_finished} frees a finished request on its finished_recving.
+     * Without {@link #DELAY_FREE_UNLESS_RECVED} this is the PR's first, naive flag.
      */
-    DELAY_FREE_ABORTED_LOAD("#32255", "finish_requests delays the free of an aborted WAITING_FOR_REMOTE_KVS request until its finished_recving"),
+    DELAY_FREE_ABORTED_LOAD(
+            merged("#32255", "vllm/v1/core/sched/scheduler.py@00024d31",
+                    "Scheduler.finish_requests: if request.status == RequestStatus.WAITING_FOR_REMOTE_KVS: (delay_free_blocks); "
+                            + "_update_from_kv_xfer_finished frees a finished request on finished_recving"),
+            "finish_requests delays the free of an aborted WAITING_FOR_REMOTE_KVS request until its finished_recving"),
     /**
-     * #32255 review (cursor bot), in the merged code: no delay when finished_recving already arrived, since no
-     * second report will come. Closes AbortedLoadLeak; only matters with {@link #DELAY_FREE_ABORTED_LOAD} ON.
+     * The #32255 review's refinement (cursor bot, "KV blocks never freed if abort races with finished_recving"): no delay
+     * when finished_recving already arrived, since no second report will come. Only matters with
+     * {@link #DELAY_FREE_ABORTED_LOAD} ON. In upstream main; whether it landed in #32255 itself or a follow-up is not
+     * established.
      */
-    DELAY_FREE_UNLESS_RECVED("#32255 review", "finish_requests does not delay the free when the request's finished_recving already arrived"),
-    /** #25067: finish_requests skips requests that are already finished. Closes AbortOfFinishedDelayFreed. */
-    SKIP_ABORT_OF_FINISHED("#25067", "Scheduler.finish_requests skips already-finished requests"),
+    DELAY_FREE_UNLESS_RECVED(
+            merged("#32255 review", "vllm/v1/core/sched/scheduler.py@00024d31",
+                    "Scheduler.finish_requests: ... and request.request_id not in self.finished_recving_kv_req_ids"),
+            "finish_requests does not delay the free when the request's finished_recving already arrived"),
+    /** {@code finish_requests} skips requests that are already finished. */
+    SKIP_ABORT_OF_FINISHED(
+            merged("#25067", "vllm/v1/core/sched/scheduler.py@00024d31 (merged Oct 2025)",
+                    "Scheduler.finish_requests: if request is None or request.is_finished(): continue"),
+            "Scheduler.finish_requests skips already-finished requests"),
     /**
-     * #15326's {@code _handle_finished_reqs} (hypothesis, reference §1(d)) / #23697: the output handler sends ABORT for
-     * {@code reqs_to_abort} (requests the frontend finished on a stop string) before dropping their state. Closes
-     * StopStringLateAbort (as does {@link #UNIQUE_INTERNAL_IDS}).
+     * The output handler sends ABORT for {@code reqs_to_abort} (requests the frontend finished on a stop string) before
+     * dropping their state: the reading of #15326's {@code _handle_finished_reqs} in reference §1(d). Not upstream.
      */
-    ORDERED_FINISH_ABORT("#15326 / #23697", "the output handler sends ABORT for reqs_to_abort before dropping their frontend state"),
+    ORDERED_FINISH_ABORT(
+            suite("#23697 (closed as stale; #24382's pending-abort state closed, not merged)",
+                    "#15326's review (robertgshaw2-redhat: explain why the abort ordering matters for the race)",
+                    "vllm/v1/engine/output_processor.py@d0782260 OutputProcessor.process_outputs: _finish_request(req_state) "
+                            + "before reqs_to_abort.append(req_id); the ABORT is sent after process_outputs returns"),
+            "the output handler sends ABORT for reqs_to_abort before dropping their frontend state"),
     /**
-     * #27987: EngineCore sees internal ids (external id + a suffix) and OutputProcessor maps external → internal ids;
-     * abort by external id resolves to the internal ones. Closes DelayFreedIdReuse, StopStringLateAbort and
-     * DuplicateIdAbortWindow.
+     * EngineCore sees internal ids (external id + a random suffix) and OutputProcessor maps external → internal ids;
+     * abort by external id resolves to the internal ones.
      */
-    UNIQUE_INTERNAL_IDS("#27987", "frontend-provided request ids get a unique suffix; EngineCore never sees one id twice"),
+    UNIQUE_INTERNAL_IDS(
+            merged("#27987", "vllm/v1/engine/input_processor.py@a1799180, output_processor.py@d0782260",
+                    "InputProcessor.assign_request_id: request.request_id = f\"{request.external_req_id}-{random_uuid():.8}\""),
+            "frontend-provided request ids get a unique suffix; EngineCore never sees one id twice"),
     /**
-     * Seed 003, fix direction (1): MultiConnector mirrors {@code _extra_async_saves} for loads; every child with an async
-     * load of a request in flight is counted, and finished_recving is reported once, when the last load completes.
-     * Closes LateLoadCompletionUnion (one of its sufficient directions).
+     * Seed 003 (#53049), direction (1): MultiConnector mirrors {@code _extra_async_saves} for loads; every child with an
+     * async load of a request in flight is counted, and finished_recving is reported once, when the last load completes.
      */
-    MULTI_CONNECTOR_LOAD_DEDUP("seed 003 (1)", "MultiConnector reports finished_recving once, after the last in-flight async load of the request"),
+    MULTI_CONNECTOR_LOAD_DEDUP(
+            proposed("#53049 (open), direction (1)", "PRs #51595, #50546, #51864, #42841 open, none merged",
+                    "multi_connector.py@a4a2a8ee MultiConnector.get_finished: finished_recving.update(recving or ())"),
+            "MultiConnector reports finished_recving once, after the last in-flight async load of the request"),
     /**
-     * Seed 003, fix direction (2): the NIXL decode side pins the blocks of a normally finished request whose pull is still
-     * in flight ({@code request_finished} returns True) and reports the late completion as finished_sending.
-     * Closes PullIntoFreedBlocks.
+     * Seed 003 (#53049), direction (2): the NIXL decode side pins the blocks of a normally finished request whose pull
+     * is still in flight ({@code request_finished} returns True) and reports the late completion as finished_sending.
      */
-    NIXL_PIN_PULL_BLOCKS("seed 003 (2)", "NIXL decode side pins blocks while a pull is in flight and reports its late completion as finished_sending"),
+    NIXL_PIN_PULL_BLOCKS(
+            proposed("#53049 (open), direction (2)", "proposed in the report; no PR found",
+                    "nixl/pull_scheduler.py@b36ea896 NixlPullConnectorScheduler.request_finished: "
+                            + "if is_d_node and not self.is_bidirectional_kv_xfer_enabled: return False, None"),
+            "NIXL decode side pins blocks while a pull is in flight and reports its late completion as finished_sending"),
     /**
-     * Seed 003, fix direction (3), defence in depth: _update_from_kv_xfer_finished warns and skips a transfer report for an
-     * id no longer in {@code requests} (and a finished_recving for a request that no longer waits for it) instead of
-     * asserting.
+     * Seed 003 (#53049), direction (3), defence in depth: {@code _update_from_kv_xfer_finished} warns and skips a
+     * transfer report for an id no longer in {@code requests} (and a finished_recving for a request that no longer
+     * waits for it) instead of asserting.
      */
-    SCHEDULER_SKIP_LATE_REPORT("seed 003 (3)", "Scheduler warns and skips late transfer reports instead of asserting"),
+    SCHEDULER_SKIP_LATE_REPORT(
+            proposed("#53049 (open), direction (3)", "#53746 (closed), #37859, #46304, #56089 open; none merged",
+                    "scheduler.py@00024d31 Scheduler._update_from_kv_xfer_finished: assert req_id in self.requests"),
+            "Scheduler warns and skips late transfer reports instead of asserting"),
     /**
-     * #46240, fixed on the connector side as the maintainers ask (njhill, #53079 review: "There should not be multiple
-     * completion events even in the case of abort"; orozery, #46304: keep calling request_finished immediately on abort):
-     * while a request's async load is in flight (as the scheduler side knows it: started at update_state_after_alloc, not
-     * yet seen in update_connector_output's finished_recving), MultiConnector.request_finished hands the other children
-     * no blocks, since those blocks hold no complete KV yet. No child starts a save, so an aborted load ends with one
-     * terminal event, its finished_recving. Closes RecvAndSendForAbortedLoad.
+     * While a request's async load is in flight (as the scheduler side knows it: started at
+     * {@code update_state_after_alloc}, not yet seen in {@code update_connector_output}'s finished_recving),
+     * {@code MultiConnector.request_finished} hands the other children no blocks, since those blocks hold no complete KV
+     * yet. No child starts a save, so an aborted load ends with one terminal event, its finished_recving.
      */
-    NO_SAVE_WHILE_LOADING("#46240", "MultiConnector.request_finished gives the other children no blocks to save while the request's async load is in flight");
+    NO_SAVE_WHILE_LOADING(
+            suite("#46240 (open; scheduler-side PRs #46304 open, #47499 and #53079 closed)",
+                    "njhill on #53079 (\"There should not be multiple completion events even in the case of abort ... a bug "
+                            + "in the kv connector\") and orozery on #46304 (keep calling request_finished on abort); the "
+                            + "MooncakeStore-only analogue #43371 is merged",
+                    "multi_connector.py@a4a2a8ee MultiConnector.request_finished calls every child with the request's blocks"),
+            "MultiConnector.request_finished gives the other children no blocks to save while the request's async load is in flight");
 
-    private final String upstream;
+    private final Provenance provenance;
     private final String description;
 
-    Fix(String upstream, String description) {
-        this.upstream = upstream;
+    Fix(Provenance provenance, String description) {
+        this.provenance = provenance;
         this.description = description;
+    }
+
+    /** Merged, proposed or the suite's, with the upstream reference and evidence. */
+    public Provenance provenance() {
+        return provenance;
     }
 
     /** The upstream PR or report that introduced (or proposed) this fix. */
     public String upstream() {
-        return upstream;
+        return provenance.reference();
     }
 
     public String description() {

@@ -14,9 +14,20 @@ public final class FixSet {
         this.on = on;
     }
 
-    /** Every fix ON: today's upstream behaviour, as far as the model goes. */
+    /** Every fix ON, proposals included (merged, proposed upstream, and the suite's own). */
     public static FixSet all() {
         return new FixSet(EnumSet.allOf(Fix.class));
+    }
+
+    /** The fixes vLLM has merged ({@link Provenance#merged()}): what vLLM main runs, as far as the model goes. */
+    public static FixSet upstreamMain() {
+        EnumSet<Fix> merged = EnumSet.noneOf(Fix.class);
+        for (Fix fix : Fix.values()) {
+            if (fix.provenance().merged()) {
+                merged.add(fix);
+            }
+        }
+        return of(merged);
     }
 
     /** Every fix OFF. */

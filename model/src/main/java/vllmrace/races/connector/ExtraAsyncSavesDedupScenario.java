@@ -6,19 +6,36 @@ import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
+import vllmrace.races.ModellingError;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
 
 /**
- * ExtraAsyncSavesDedup (reference §3(b), positive control). A MultiConnector of two async-saving children
- * ({@code LMCacheMPConnector}, {@code OffloadingConnector}) and a pool of ONE block. Set-up: R (local, 4 tokens,
- * max_tokens 1) ran and finished: {@code request_finished} got True from both children, so
- * {@code _extra_async_saves[R] = 1} and R's block stays allocated; R2 waits for a block. Actor 1: the worker's LMCache
- * save of R completes. Actor 2: a busy-loop iteration, the Offloading save of R completes, two more iterations.
+ * ExtraAsyncSavesDedup: positive control: with k async-saving children MultiConnector absorbs the first k-1
+ * finished_sending reports and reports the request once, after the last save; its blocks are freed only then.
  *
- * <p>What must hold whatever the order: the first of the two reports is absorbed by the count and only the second
- * reaches the scheduler, so R's block is freed (and given to R2) only after both saves read it; exactly one
+ * <p><b>Upstream.</b> {@code multi_connector.py}'s {@code _extra_async_saves} (reference §3(b)), as upstream has it.
+ *
+ * <p><b>Set-up and actors.</b> A MultiConnector of two async-saving children ({@code LMCacheMPConnector},
+ * {@code OffloadingConnector}) and a pool of ONE block. R (local, 4 tokens, max_tokens 1) ran and finished:
+ * {@code request_finished} got True from both children, so {@code _extra_async_saves[R] = 1} and R's block stays
+ * allocated; R2 waits for a block. Actor 1: the worker's LMCache save of R completes. Actor 2: a busy-loop iteration, the
+ * Offloading save of R completes, two more iterations.
+ *
+ * <pre>
+ *   actor 1: LMCache worker             actor 2: EngineCore busy loop + Offloading worker    arbiter
+ *   (set-up: R finished, 2 saves pending, extra = 1; R2 waits for the block)
+ *   1. LMCache save of R completes      1-3. iteration (get_finished: maybe reports R)
+ *                                       4. Offloading save of R completes
+ *                                       5-10. two iterations: the 2nd report frees B; R2 gets B
+ * </pre>
+ *
+ * <p><b>Invariant</b> (CN3, SC4): whatever the order, the first of the two reports is absorbed by the count and only the
+ * second reaches the scheduler, so R's block is freed (and given to R2) only after both saves read it; exactly one
  * finished_sending(R).
+ *
+ * <p><b>Verdicts.</b> No reported variant (a positive control). Fixed: never a violation. vLLM main: clean, upstream as
+ * is.
  */
 public final class ExtraAsyncSavesDedupScenario extends ConnectorRaceScenario {
     public static final String REQUEST_ID = "R";
@@ -28,7 +45,7 @@ public final class ExtraAsyncSavesDedupScenario extends ConnectorRaceScenario {
     public enum Outcome implements RaceOutcome {
         @Clean("R's block was freed after both async saves completed; one finished_sending(R); R2 ran") FREED_AFTER_LAST_SAVE,
         @Violating("a save read R's block after it was freed (and maybe given to R2), or a second finished_sending(R)") FREED_BEFORE_LAST_SAVE,
-        @Violating("any other violation or exception: a modelling error, never expected") UNEXPECTED;
+        @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
     }
 
     private final LmCacheConnector lmcache;

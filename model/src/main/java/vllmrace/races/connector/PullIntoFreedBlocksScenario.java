@@ -7,29 +7,50 @@ import vllmrace.model.detect.Violation;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.FixSet;
 import vllmrace.races.Clean;
+import vllmrace.races.ModellingError;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
 import vllmrace.races.RaceScenario;
 
 /**
- * PullIntoFreedBlocks (seed 003, "aggravating factor"): the {@link LateLoadCompletionScenario} set-up and actors,
- * classified by SC4 only. The NIXL decode side returns False from {@code request_finished} while R's pull is in flight,
- * so R's block is freed (and given to R2) when R finishes; the pull then writes it. The other seed-003 findings (a
- * duplicate or late report) are LateLoadCompletionUnion's; here they count as {@code NO_BAD_WRITE}.
+ * PullIntoFreedBlocks: the NIXL decode side returns False from request_finished with a pull in flight; the finished
+ * request's blocks are freed and reallocated while the pull still writes into them.
+ *
+ * <p><b>Upstream.</b> Seed 003's "aggravating factor" (issue #53049, open): {@code nixl/pull_scheduler.py}
+ * {@code request_finished}, {@code if is_d_node and not self.is_bidirectional_kv_xfer_enabled: return False, None}: the
+ * decode side never pins the blocks of a request whose NIXL pull is still in flight. No PR proposes the pin.
+ *
+ * <p><b>Set-up and actors.</b> The {@link LateLoadCompletionUnionScenario} set-up and actors, classified by SC4 only. The other
+ * seed-003 findings (engine death, a duplicate or late report) are LateLoadCompletionUnion's; here they count as
+ * {@code NO_BAD_WRITE}.
+ *
+ * <pre>
+ *   actor 1: worker                      actor 2: EngineCore busy loop                         arbiter
+ *   1. LMCache load of R completes       2-7. finished_recving(R) -> R promoted, runs
+ *                                        8-10. R finishes: request_finished -> NIXL False -> B freed
+ *                                        11-13. schedule: R2 gets B
+ *   14. NIXL READ of R lands in B (R2's KV overwritten: silent corruption)
+ * </pre>
+ *
+ * <p><b>Invariant</b> (SC4): no transfer writes a block its request no longer owns.
+ *
+ * <p><b>Verdicts.</b> Reported ({@code NIXL_PIN_PULL_BLOCKS} and {@code MULTI_CONNECTOR_LOAD_DEDUP} off, each alone
+ * prevents the write; {@code SCHEDULER_SKIP_LATE_REPORT} on keeps the engine alive so the write is what remains): some
+ * interleaving shows {@code PULL_WROTE_FREED_BLOCK}. Fixed: never. vLLM main: racy.
  */
 public final class PullIntoFreedBlocksScenario implements RaceScenario {
 
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {
-        @Clean("no transfer wrote a block after it was freed or reallocated (other seed-003 findings: LateLoadCompletionUnion)") NO_BAD_WRITE,
+        @Clean("no transfer wrote a block after it was freed or reallocated (any other seed-003 finding is LateLoadCompletionUnion's)") NO_BAD_WRITE,
         @Violating("the NIXL pull wrote R's block after R finished and the block was freed (and maybe given to R2)") PULL_WROTE_FREED_BLOCK,
-        @Violating("an exception or an engine death: a modelling error here (the reported variant skips late reports)") UNEXPECTED;
+        @ModellingError("an exception or an engine death: a modelling error here (the reported variant skips late reports)") UNEXPECTED;
     }
 
-    private final LateLoadCompletionScenario scenario;
+    private final LateLoadCompletionUnionScenario scenario;
 
     public PullIntoFreedBlocksScenario(FixSet fixes) {
-        scenario = new LateLoadCompletionScenario(fixes);
+        scenario = new LateLoadCompletionUnionScenario(fixes);
     }
 
     @Override
@@ -44,14 +65,12 @@ public final class PullIntoFreedBlocksScenario implements RaceScenario {
 
     @Override
     public Outcome arbiter() {
-        LateLoadCompletionScenario.Outcome outcome = scenario.arbiter();
+        LateLoadCompletionUnionScenario.Outcome outcome = scenario.arbiter();
         if (scenario.rig().has(ViolationKind.WRITE_INTO_FREED_BLOCK)) {
             return Outcome.PULL_WROTE_FREED_BLOCK;
         }
-        return switch (outcome) {
-            case COMPLETED, DUPLICATE_TRANSFER_EVENT -> Outcome.NO_BAD_WRITE;
-            default -> Outcome.UNEXPECTED;
-        };
+        // every other seed-003 finding (engine death, a duplicate report, a leak) is LateLoadCompletionUnion's
+        return outcome == LateLoadCompletionUnionScenario.Outcome.UNEXPECTED ? Outcome.UNEXPECTED : Outcome.NO_BAD_WRITE;
     }
 
     @Override

@@ -6,25 +6,58 @@ import vllmrace.model.connector.multi.NixlDecodeConnector;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
+import vllmrace.races.ModellingError;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
 
 /**
- * #46240 (reference §3(b) hazard 4, §4 S2): nothing coordinates a pending recv with pending sends. The decode engine's
- * MultiConnector has a NIXL decode child and an LMCache child that offloads every finished request
- * ({@code request_finished} → async save). A pool of six blocks. Set-up: R (4-token prompt, max_tokens 1, remote-prefill
- * params) and R2 (local, max_tokens 6: other traffic that keeps the busy loop stepping, and so polling
- * {@code get_finished}) are in the scheduler's waiting queue. Actor 1: the client disconnects: ABORT(R) reaches
- * EngineCore's input socket. Actor 2: a busy-loop iteration (schedule allocates R's block and starts the NIXL pull: R is
- * WAITING_FOR_REMOTE_KVS), the NIXL READ of R completes, two more iterations (finished_recving(R); R promoted and run).
+ * RecvAndSendForAbortedLoad: a request aborted while its async load is in flight is delay-freed, and request_finished
+ * starts an async save in another child: recv and send both complete it, and the second hits assert req_id in
+ * self.requests.
  *
- * <p>Run one after the other the actors are clean: an ABORT applied first finds R before any load (nothing to wait for,
- * nothing to save); applied last, it finds R's load delivered (only the save remains) or R finished. The race needs
- * the ABORT applied inside the load's window, after iteration 1 and before the iteration whose {@code get_finished}
- * carries finished_recving(R): {@code finish_requests} delay-frees R (#32255) and {@code request_finished} calls every
- * child: NIXL returns False (decode side), LMCache starts an async save and returns True. R now has two terminal
- * events coming: the recv frees R ({@code _free_blocks}, {@code del requests[R]}) while the save still reads its block;
- * the save's finished_sending then fails {@code assert req_id in self.requests}: EngineCore dead.
+ * <p><b>Upstream.</b> Issue #46240 (open; reference §3(b) hazard 4, §4 S2): nothing coordinates a pending recv with
+ * pending sends. Scheduler-side skips were proposed (#46304 open, #47499 and #53079 closed); njhill on #53079: "There
+ * should not be multiple completion events even in the case of abort ... it's a bug in the kv connector"; orozery on
+ * #46304: keep calling {@code request_finished} immediately on abort. The switch {@code NO_SAVE_WHILE_LOADING} is this
+ * suite's connector-side proposal along those lines (MooncakeStore has its own merged analogue, #43371).
+ *
+ * <p><b>Set-up and actors.</b> The decode engine's MultiConnector has a NIXL decode child and an LMCache child that
+ * offloads every finished request ({@code request_finished} → async save). A pool of six blocks. R (4-token prompt,
+ * max_tokens 1, remote-prefill params) and R2 (local, max_tokens 6: other traffic that keeps the busy loop stepping, and
+ * so polling {@code get_finished}) are in the scheduler's waiting queue. Actor 1: the client disconnects: ABORT(R)
+ * reaches EngineCore's input socket. Actor 2: a busy-loop iteration (schedule allocates R's block and starts the NIXL
+ * pull: R is WAITING_FOR_REMOTE_KVS), the NIXL READ of R completes, two more iterations (finished_recving(R); R promoted
+ * and run).
+ *
+ * <pre>
+ *   actor 1: API server                  actor 2: EngineCore busy loop + worker                 arbiter
+ *                                        1. schedule: R's block allocated, NIXL pull starts;
+ *                                           R is WAITING_FOR_REMOTE_KVS
+ *   2. client disconnects: ABORT(R)
+ *                                        3. NIXL READ of R completes
+ *                                        4. _process_input_queue: finish_requests(R, ABORTED)
+ *                                           R waits for KV: delay-freed (#32255)
+ *                                           request_finished: NIXL False, LMCache starts a save: True
+ *                                        5. get_finished: finished_recving(R)
+ *                                           R is finished: _free_blocks(R), del requests[R]
+ *                                                                                                6. the save of R
+ *                                                                                                   completes: it read
+ *                                                                                                   a freed block
+ *                                                                                                7. finished_sending(R):
+ *                                                                                                   assert req_id in
+ *                                                                                                   self.requests: dead
+ * </pre>
+ *
+ * <p>Run one after the other the actors are clean: an ABORT applied before step 1 finds R with no load and no blocks;
+ * applied after the iteration that delivers finished_recving(R), it leaves only the save. Only an ABORT landing inside the
+ * load's window shows the race.
+ *
+ * <p><b>Invariant</b> (CN1, SC4): each request gets exactly one terminal transfer event, after every transfer touching its
+ * blocks has completed.
+ *
+ * <p><b>Verdicts.</b> Reported ({@code NO_SAVE_WHILE_LOADING} off; every other fix on, including seed 003's scheduler
+ * skip, so the engine survives and the bug shows as the save reading a freed block): some interleaving violates. Fixed:
+ * never. vLLM main: racy (without the skip the engine dies: {@code ENGINE_DEAD}).
  */
 public final class RecvAndSendForAbortedLoadScenario extends ConnectorRaceScenario {
     public static final String REQUEST_ID = "R";
@@ -37,7 +70,7 @@ public final class RecvAndSendForAbortedLoadScenario extends ConnectorRaceScenar
         @Violating("engine alive, but the offload of R touched its block after the recv freed it") SAVE_READ_FREED_BLOCK,
         @Violating("engine alive, but R's transfers reached the scheduler as two terminal events") DUPLICATE_TRANSFER_EVENT,
         @Violating("a block or a delay-freed request is never released at quiescence") LEAK,
-        @Violating("any other violation or exception: a modelling error, never expected") UNEXPECTED;
+        @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
     }
 
     private final NixlDecodeConnector nixl;

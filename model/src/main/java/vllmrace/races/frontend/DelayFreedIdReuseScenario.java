@@ -12,29 +12,48 @@ import vllmrace.model.frontend.OutputProcessor;
 import vllmrace.model.frontend.RequestAlreadyRunningException;
 import vllmrace.model.frontend.RequestOutputCollector;
 import vllmrace.races.Clean;
+import vllmrace.races.ModellingError;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
 import vllmrace.races.RaceScenario;
 
 /**
- * DelayFreedIdReuse (#27987 point 3, #20139; reference §1(d)). One connected model, frontend → FIFO → EngineCore →
- * Scheduler with KV blocks and a KV connector that async-saves every finished request, aborted ones included
- * ({@link TestAsyncConnector.SavePolicy#ALWAYS}: {@code request_finished} returns {@code delay_free_blocks=True}, as an
- * offloading connector or the P side of a P/D deployment does), so a finished request stays in
- * {@code Scheduler.requests} until its {@code finished_sending}. Set-up: X@1 added and running (it holds a KV block).
- * Actor 1: {@code AsyncLLM.abort(X)}, then one EngineCore busy-loop iteration applies what arrived so far. Actor 2:
- * {@code AsyncLLM.add_request(X)} (the client resubmits the id). Arbiter: the rest of the system runs to quiescence:
- * the save completes and EngineCore steps until X@1 is released, THEN applies input it has not applied yet (a
- * re-ADD that arrives late lands after the release), runs, and the output handler runs; then FE1/FE3/FE4 and the
- * scheduler's SC checks.
+ * DelayFreedIdReuse: even with ordered abort, an aborted request whose blocks are delay-freed stays in
+ * Scheduler.requests; a re-ADD of its id collides. Ordered abort alone is not enough; unique internal ids are.
  *
- * <p>Even with {@code ORDERED_ABORT} (the wire order is ADD(X@1) ABORT(X@1) ADD(X@2), and the frontend rejects X
- * until the ABORT is on the wire), the aborted X@1 is still in {@code Scheduler.requests} (FINISHED_ABORTED, blocks
- * delay-freed) when an ADD(X@2) sent in that window is applied: the ids collide (upstream today: the "duplicate
- * request id" assert kills EngineCore; 2025-H1: X@2 overwrites the entry). Frontend ordering alone cannot keep
- * frontend scope ⊇ EngineCore scope; {@code UNIQUE_INTERNAL_IDS} does: X@2 is {@code X-2} in EngineCore, never
- * {@code X-1}. Both sequential orders are clean (add first: rejected; abort and its iteration first: the ADD
- * arrives after the release), so the collision is a race of the resubmit with the delayed free.
+ * <p><b>Upstream.</b> PR #27987 ("[Core] Add a random suffix to frontend-provided request IDs", markmc, merged), its
+ * point 3: P/D, where the prefill engine keeps tracking a request long after the frontend finished it (#20139);
+ * reference §1(d). A connector that async-saves finished requests makes {@code request_finished} return
+ * {@code delay_free_blocks=True} (an offloading connector, or the P side of a P/D deployment): an aborted request stays
+ * in {@code Scheduler.requests} (FINISHED_ABORTED) until its {@code finished_sending}.
+ *
+ * <p><b>Set-up and actors.</b> One connected model, frontend → FIFO → EngineCore → Scheduler with KV blocks and a
+ * connector that async-saves every finished request ({@link TestAsyncConnector.SavePolicy#ALWAYS}). X@1 is added and
+ * running (it holds a KV block). Actor 1: {@code AsyncLLM.abort(X)}, then one EngineCore busy-loop iteration applies
+ * what arrived so far. Actor 2: {@code AsyncLLM.add_request(X)} (the client resubmits the id). Arbiter: the save
+ * completes and EngineCore steps until X@1 is released, THEN applies input it has not applied yet (a re-ADD that arrives
+ * late lands after the release), runs, and the output handler runs; then FE1/FE3/FE4 and the scheduler's SC checks.
+ * Both sequential orders are clean (add first: rejected; abort and its iteration first: the ADD arrives after the
+ * release), so the collision is a race of the resubmit with the delayed free.
+ *
+ * <pre>
+ *   actor 1: abort(X), then EngineCore applies it      actor 2: add_request(X)
+ *   1. flatten_req_to_abort([X])  (X still tracked)
+ *   2. await abort_requests_async -> ABORT(X@1)
+ *   3. abort_requests: request_states.pop(X)
+ *                                                      4. OutputProcessor.add_request(X@2): X untracked -> ok
+ *                                                      5. await add_request_async -> ADD(X@2)
+ *   6. EngineCore busy loop: ABORT(X@1) -> finish_requests -> request_finished: delay=True, X@1 stays in requests
+ *                            ADD(X@2) -> Scheduler.add_request: X already held -> duplicate id
+ * </pre>
+ *
+ * <p><b>Invariant</b> (FE1 of reference §5, and #15326's frontend scope ⊇ EngineCore scope): at most one request per id
+ * in EngineCore. The wire order ADD(X@1) ABORT(X@1) ADD(X@2) is exactly what #15326 enforces, and still is not enough
+ * (upstream today: the "duplicate request id" assert kills EngineCore; 2025-H1: X@2 overwrites the entry).
+ *
+ * <p><b>Verdicts.</b> Reported (every fix except {@code UNIQUE_INTERNAL_IDS}, so {@code ORDERED_ABORT} is on): some
+ * interleaving shows {@code COLLIDES_WITH_DELAY_FREED}. Fixed ({@code UNIQUE_INTERNAL_IDS}: X@2 is {@code X-2} in
+ * EngineCore): never. vLLM main: closed, by #27987.
  */
 public final class DelayFreedIdReuseScenario implements RaceScenario {
     public static final String REQUEST_ID = "X";
@@ -49,7 +68,7 @@ public final class DelayFreedIdReuseScenario implements RaceScenario {
                 + "X@1 is released, X@2 runs") READDED_BESIDE_DELAY_FREED,
         @Violating("ADD(X@2) reached EngineCore while the aborted X@1 was still in Scheduler.requests "
                 + "(delay-freed): a duplicate id in EngineCore, although the ABORT went out first") COLLIDES_WITH_DELAY_FREED,
-        @Violating("any other violation or exception: a modelling error, never expected") UNEXPECTED;
+        @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
     }
 
     private final VllmInstance vllm;

@@ -9,15 +9,44 @@ import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.frontend.RequestAlreadyRunningException;
 import vllmrace.races.Clean;
+import vllmrace.races.ModellingError;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
 import vllmrace.races.RaceScenario;
 
 /**
- * DuplicateIdAbortWindow (#15326, seed 001). Set-up: request X is added and running in EngineCore.
- * Actor 1: {@code AsyncLLM.abort(X)}; actor 2: {@code AsyncLLM.add_request(X)} (a new request, same id).
- * Arbiter: EngineCore drains its input socket in wire order, the output handler runs, and the detectors
- * check FE1 (one live request per id), FE2 (an ABORT finishes the request it was sent for) and FE3.
+ * DuplicateIdAbortWindow: abort drops frontend state, then sends ABORT; a re-add of the same id slips its ADD in
+ * between: two live requests under one id in EngineCore.
+ *
+ * <p><b>Upstream.</b> PR #15326 (hidva, closed, not merged), seed 001; re-reported as #23697; closed structurally by
+ * #27987 (unique internal ids, merged). {@code AsyncLLM.abort} removes the request from
+ * {@code OutputProcessor.request_states} and only then awaits sending ABORT to EngineCore. EngineCore keys everything
+ * (requests, KV blocks) by request id, so it relies on the wire order ADD(req1) ABORT(req1) ADD(req2) for two requests
+ * sharing an id.
+ *
+ * <p><b>Set-up and actors.</b> Request X is added and running in EngineCore. Actor 1: {@code AsyncLLM.abort(X)};
+ * actor 2: {@code AsyncLLM.add_request(X)} (a new request, same id). Arbiter: EngineCore drains its input socket in wire
+ * order, the output handler runs, and the detectors check FE1, FE2 and FE3.
+ *
+ * <pre>
+ *   actor 1: abort(X)                          actor 2: add_request(X)            EngineCore (arbiter)
+ *   1. OutputProcessor.abort_requests([X])
+ *      -> request_states.pop(X)
+ *   2. await abort_requests_async  ~suspends~
+ *                                              3. OutputProcessor.add_request(X@2)
+ *                                                 X not in request_states -> ok
+ *                                              4. await add_request_async -> ADD(X@2)
+ *   5. (resumes) -> ABORT(X)
+ *                                                                                 6. ADD(X@2) while X@1 is live
+ *                                                                                 7. ABORT(X) finishes X@2
+ * </pre>
+ *
+ * <p><b>Invariant</b> (FE1, FE2 of reference §5): frontend scope ⊇ EngineCore scope, so at most one live request per id
+ * reaches EngineCore and an ABORT finishes the request it was computed for.
+ *
+ * <p><b>Verdicts.</b> Reported (abort as reported): some interleaving shows {@code DUPLICATE_LIVE_ID}. Fixed: never
+ * ({@code ORDERED_ABORT}: send ABORT, then drop state; {@code UNIQUE_INTERNAL_IDS} also closes it alone). vLLM main:
+ * closed, by #27987.
  */
 public final class DuplicateIdAbortWindowScenario implements RaceScenario {
     public static final String REQUEST_ID = "X";
@@ -29,7 +58,7 @@ public final class DuplicateIdAbortWindowScenario implements RaceScenario {
         @Clean("X re-added after ABORT: wire order ADD(X@1) ABORT(X@1) ADD(X@2); X@2 runs") READDED_AFTER_ABORT,
         @Violating("ADD(X@2) reached EngineCore before ABORT(X@1): two live requests under X, "
                 + "and the late ABORT finishes X@2, whose caller then never gets a final output") DUPLICATE_LIVE_ID,
-        @Violating("any other violation or exception: a modelling error, never expected") UNEXPECTED;
+        @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
     }
 
     private final VllmInstance vllm;

@@ -12,24 +12,47 @@ import vllmrace.model.frontend.RequestAlreadyRunningException;
 import vllmrace.model.frontend.RequestOutputCollector;
 import vllmrace.model.frontend.SamplingParams;
 import vllmrace.races.Clean;
+import vllmrace.races.ModellingError;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
 import vllmrace.races.RaceScenario;
 
 /**
- * StopStringLateAbort (#23697, reference §1(b)/(c)). Set-up: request X@1 is added with a stop string the engine does
- * not know about (the model: it appears with the first output token) and {@code max_tokens} 16; EngineCore runs one
- * step, so X@1's first token waits on the output socket. Actor 1: one pass of the output handler: {@code
- * process_outputs} finds the stop string, finishes X@1 in the frontend and puts it in {@code reqs_to_abort}; then
- * {@code await abort_requests_async(reqs_to_abort)}. Actor 2: {@code AsyncLLM.add_request(X)} (a new request, same
- * id). Arbiter: EngineCore drains its input socket in wire order (no model step, so no new output for the output
- * handler), and the detectors check FE1 (one live request per id), FE2 (an ABORT finishes the request it was sent
- * for), FE3 and FE4.
+ * StopStringLateAbort: process_outputs drops X when it finds a stop string and the output handler sends ABORT(X) later;
+ * a re-added X is killed by that late ABORT and its caller never gets a final output.
  *
- * <p>As reported, {@code process_outputs} drops X@1's state before the ABORT is sent: a re-add in that window is
- * accepted, its ADD overtakes the ABORT, and the late ABORT(X) kills X@2, whose caller never gets a final output.
- * Closed by {@code ORDERED_FINISH_ABORT} (send ABORT, then drop state) and by {@code UNIQUE_INTERNAL_IDS} (the late
- * ABORT names X@1's internal id only).
+ * <p><b>Upstream.</b> Issue #23697 (closed as stale), the #15326 window on the stop-string path (reference §1(b)/(c));
+ * #24382 proposed a "pending abort" state (closed, not merged); closed structurally by #27987 (unique internal ids,
+ * merged). The ordered variant ({@code ORDERED_FINISH_ABORT}, a suite proposal) is the reading of #15326's
+ * {@code _handle_finished_reqs}: send ABORT for {@code reqs_to_abort}, then drop their state. EngineCore does not know
+ * stop strings: the frontend's {@code process_outputs} finds one, finishes the request and drops its state at once, and
+ * the output handler only then awaits sending ABORT for it.
+ *
+ * <p><b>Set-up and actors.</b> X@1 is added with a stop string the engine does not know about (the model: it appears with
+ * the first output token) and {@code max_tokens} 16; EngineCore runs one step, so X@1's first token waits on the output
+ * socket. Actor 1: one pass of the output handler. Actor 2: {@code AsyncLLM.add_request(X)} (a new request, same id).
+ * Arbiter: EngineCore drains its input socket in wire order (no model step, so no new output), and the detectors check
+ * FE1, FE2, FE3 and FE4.
+ *
+ * <pre>
+ *   actor 1: output_handler                        actor 2: add_request(X)            EngineCore (arbiter)
+ *   1. await get_output_async -> X@1's token
+ *   2. process_outputs: stop string in X@1
+ *      -> request_states.pop(X), reqs_to_abort=[X]
+ *                                                  3. OutputProcessor.add_request(X@2)
+ *                                                     X not in request_states -> ok
+ *                                                  4. await add_request_async -> ADD(X@2)
+ *   5. await abort_requests_async([X]) -> ABORT(X)
+ *                                                                                     6. ADD(X@2) while X@1 is live
+ *                                                                                     7. ABORT(X) finishes X@2
+ * </pre>
+ *
+ * <p><b>Invariant</b> (FE1, FE2, FE3 of reference §5): frontend scope ⊇ EngineCore scope, so at most one live request per
+ * id reaches EngineCore, an ABORT finishes the request it was computed for, and every caller gets a final output.
+ *
+ * <p><b>Verdicts.</b> Reported ({@code ORDERED_FINISH_ABORT} and {@code UNIQUE_INTERNAL_IDS} off): some interleaving
+ * shows {@code LATE_ABORT_KILLS_READD}. Fixed: never; each of the two switches closes it alone. vLLM main: closed, by
+ * #27987.
  */
 public final class StopStringLateAbortScenario implements RaceScenario {
     public static final String REQUEST_ID = "X";
@@ -41,7 +64,7 @@ public final class StopStringLateAbortScenario implements RaceScenario {
         @Clean("X re-added after ABORT(X@1) was on the wire (or under a fresh internal id): X@2 runs") READDED_AFTER_ABORT,
         @Violating("ADD(X@2) reached EngineCore before the stop string's ABORT(X@1): two live requests "
                 + "under X, and the late ABORT finishes X@2, whose caller then never gets a final output") LATE_ABORT_KILLS_READD,
-        @Violating("any other violation or exception: a modelling error, never expected") UNEXPECTED;
+        @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
     }
 
     private final VllmInstance vllm;

@@ -4,20 +4,41 @@ import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.FixSet;
 import vllmrace.races.Clean;
+import vllmrace.races.ModellingError;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
 
 /**
- * AbortLosesToFinalStep (#29987, fixes #26400; reference §2(c)(ii)). A prefill-side NIXL connector
- * ({@link SavePolicy#ON_SUCCESS}: a normal finish pins the blocks for the decoder, an abort frees them). Set-up:
- * R (one output token) was added and its final step scheduled (step 1 in flight). Actor 1: the client's
- * ABORT(R) arrives. Actor 2: one busy-loop iteration: {@code _process_input_queue}, schedule(2),
- * update_from_output(1).
+ * AbortLosesToFinalStep: an abort arriving during a request's final step is overtaken by normal completion; the
+ * connector treats it as a success and pins its blocks.
  *
- * <p>The race: the ABORT lands after the iteration's input-queue pass. Without #29987 it waits in
- * {@code input_queue}; update_from_output(1) finishes R by length, the connector sees a success and pins the
- * blocks for a decode that will never come, and the ABORT, applied next iteration, skips the finished R.
- * With #29987 the input thread also queues it in {@code aborts_queue}, applied just before update_from_output.
+ * <p><b>Upstream.</b> PR #29987 "[BugFix] Eagerly abort cancelled final-step requests" (njhill, merged, fixes #26400);
+ * reference §2(c)(ii). "When requests are cancelled while executing their final step, 'completion' is subsequently
+ * handled based on normal stop processing, and so the abort essentially has no effect." On a prefill node the connector
+ * then keeps the blocks for a decode that never comes, until a timeout.
+ *
+ * <p><b>Set-up and actors.</b> A prefill-side NIXL connector ({@link SavePolicy#ON_SUCCESS}: a normal finish pins the
+ * blocks for the decoder, an abort frees them). R (one output token) was added and its final step scheduled (step 1 in
+ * flight). Actor 1: the client's ABORT(R) arrives. Actor 2: one busy-loop iteration: {@code _process_input_queue},
+ * schedule(2), update_from_output(1). With #29987 the input thread also queues the ABORT in {@code aborts_queue},
+ * applied just before update_from_output.
+ *
+ * <pre>
+ *   actor 1: client ABORT(R)                 actor 2: EngineCore busy loop                 arbiter
+ *                                            (set-up: schedule(1) ran R's final step)
+ *                                            1. _process_input_queue
+ *   2. ABORT(R) -> input_queue (only)
+ *                                            3. schedule(2)
+ *                                            4. update_from_output(1): R LENGTH_CAPPED
+ *                                               -> request_finished: success, blocks pinned
+ *                                                                                          5. ABORT(R) applied: skipped
+ * </pre>
+ *
+ * <p><b>Invariant</b> (#29987): an abort received before the output of the in-flight step is processed takes precedence
+ * over normal completion.
+ *
+ * <p><b>Verdicts.</b> Reported ({@code EAGER_ABORTS} off): some interleaving shows {@code ABORT_OVERTAKEN}. Fixed: never.
+ * vLLM main: closed, by #29987.
  */
 public final class AbortLosesToFinalStepScenario extends SchedulerRaceScenario {
     public static final String REQUEST_ID = "R";
@@ -28,7 +49,7 @@ public final class AbortLosesToFinalStepScenario extends SchedulerRaceScenario {
         @Clean("ABORT received after update_from_output(1): R had finished by length; the ABORT is a no-op") COMPLETED,
         @Violating("ABORT received before update_from_output(1) but applied after it: R completes as a success, "
                 + "the connector pins its blocks for a decode that never comes") ABORT_OVERTAKEN,
-        @Violating("any other violation or exception: a modelling error, never expected") UNEXPECTED;
+        @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
     }
 
     public AbortLosesToFinalStepScenario(FixSet fixes) {

@@ -5,19 +5,41 @@ import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
+import vllmrace.races.ModellingError;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
 
 /**
- * AbortedLoadFreesBlocks (#32255, reference §2(c)(iii)). A decode-side NIXL connector ({@link SavePolicy#NEVER}:
- * it never takes over blocks, even with a pull in flight). A pool of ONE block. Set-up: R (its 4-token prompt
- * on a remote prefill instance) and R2 (local) were added and wait. Actor 1: the client's ABORT(R) arrives.
- * Actor 2: iteration 1 (schedule(1) allocates R's block B and starts the async load; R2 finds no block),
+ * AbortedLoadFreesBlocks: an abort of a request in WAITING_FOR_REMOTE_KVS frees its blocks while the async load still
+ * writes into them; another request gets them.
+ *
+ * <p><b>Upstream.</b> PR #32255 "[BugFix] scheduler: Delay freeing blocks of aborted async loads" (merged); reference
+ * §2(c)(iii), L1-L3. A request whose prompt KV is pulled from a remote prefill instance waits in WAITING_FOR_REMOTE_KVS,
+ * holding the blocks the pull writes into. The decode-side NIXL connector never takes the blocks over
+ * ({@code request_finished} returns False), so an ABORT used to free them at once while the pull still ran.
+ *
+ * <p><b>Set-up and actors.</b> A decode-side NIXL connector ({@link SavePolicy#NEVER}) and a pool of ONE block. R (its
+ * 4-token prompt on a remote prefill instance) and R2 (local) were added and wait. Actor 1: the client's ABORT(R)
+ * arrives. Actor 2: iteration 1 (schedule(1) allocates R's block B and starts the async load; R2 finds no block),
  * iteration 2 (schedule(2) gives R2 the block if it is free), then the worker: the load lands in B.
  *
- * <p>The race: the ABORT is applied while R is WAITING_FOR_REMOTE_KVS. Without #32255, finish_requests frees B at
- * once; R2 gets B, and R's still-running load overwrites R2's KV (or lands in a free block): SC4. With #32255, the
- * free is delayed until finished_recving(R), after the load has landed.
+ * <pre>
+ *   actor 1: client ABORT(R)                 actor 2: EngineCore busy loop + worker         arbiter
+ *                                            1-3. schedule(1): R gets block B (the only one),
+ *                                                 async load into B starts; R2 finds no block
+ *   4. ABORT(R) -> input_queue, aborts_queue
+ *                                            5. _process_input_queue: finish_requests(R)
+ *                                               -> B freed (before #32255)
+ *                                            6. schedule(2): R2 gets B
+ *                                            7. update_from_output(2)
+ *                                            8. worker: R's load lands in B -> R2's KV overwritten
+ * </pre>
+ *
+ * <p><b>Invariant</b> (SC4): a block that an in-flight load writes is not returned to the pool until
+ * {@code finished_recving} of that load.
+ *
+ * <p><b>Verdicts.</b> Reported ({@code DELAY_FREE_ABORTED_LOAD} off): some interleaving shows
+ * {@code LOAD_WROTE_FREED_BLOCK}. Fixed: never (the free waits for finished_recving(R)). vLLM main: closed, by #32255.
  */
 public final class AbortedLoadFreesBlocksScenario extends SchedulerRaceScenario {
     public static final String REQUEST_ID = "R";
@@ -27,7 +49,7 @@ public final class AbortedLoadFreesBlocksScenario extends SchedulerRaceScenario 
     public enum Outcome implements RaceOutcome {
         @Clean("R aborted (before, during or after its load); B freed only once nothing writes it; R2 ran") ABORTED,
         @Violating("R's async load landed in B after B was freed (and maybe reallocated to R2): SC4") LOAD_WROTE_FREED_BLOCK,
-        @Violating("any other violation or exception: a modelling error, never expected") UNEXPECTED;
+        @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
     }
 
     public AbortedLoadFreesBlocksScenario(FixSet fixes) {

@@ -9,20 +9,43 @@ import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
+import vllmrace.races.ModellingError;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
 
 /**
- * AbortedLoadLeak (the leak the #32255 review found; reference §2(c)(iii), K1–K2). A decode-side NIXL connector
- * ({@link SavePolicy#NEVER}). Set-up: R (its prompt on a remote prefill instance) was scheduled, its async load
- * started and landed; iteration 2 ran schedule(2) (R not yet ready). Actor 1: the client's ABORT(R) arrives.
- * Actor 2: update_from_output(2) brings finished_recving(R) (R joins finished_recving_kv_req_ids); iteration 3:
- * {@code _process_input_queue}, schedule(3) promotes R.
+ * AbortedLoadLeak: an abort after finished_recving already arrived: a naive delay flag waits for a completion that never
+ * comes, and the blocks leak.
  *
- * <p>The race: the ABORT is applied after finished_recving(R) arrived but before schedule(3) promoted R. The
- * PR's first, naive flag delays the free of every aborted WAITING_FOR_REMOTE_KVS request until its
- * finished_recving, which already came: R stays in {@code requests} forever with its blocks (SC5). The review's
- * refinement frees at once when the id is in finished_recving_kv_req_ids.
+ * <p><b>Upstream.</b> The leak the review of PR #32255 found (cursor bot, "KV blocks never freed if abort races with
+ * finished_recving"), fixed in the merged code; reference §2(c)(iii), K1-K2. #32255 delays the free of an aborted
+ * WAITING_FOR_REMOTE_KVS request until its {@code finished_recving}. But that report may already have arrived: the id
+ * sits in {@code finished_recving_kv_req_ids} until the next {@code schedule()} promotes the request. An ABORT in that
+ * window waits for a report that never comes.
+ *
+ * <p><b>Set-up and actors.</b> A decode-side NIXL connector ({@link SavePolicy#NEVER}). R (its prompt on a remote
+ * prefill instance) was scheduled, its async load started and landed; iteration 2 ran schedule(2) (R not yet ready).
+ * Actor 1: the client's ABORT(R) arrives. Actor 2: update_from_output(2) brings finished_recving(R) (R joins
+ * finished_recving_kv_req_ids); iteration 3: {@code _process_input_queue}, schedule(3) promotes R.
+ *
+ * <pre>
+ *   actor 1: client ABORT(R)                 actor 2: EngineCore busy loop                 arbiter
+ *                                            (set-up: R's async load started and landed)
+ *                                            1. update_from_output(2): finished_recving(R)
+ *                                               -> finished_recving_kv_req_ids += R
+ *   2. ABORT(R) -> input_queue, aborts_queue
+ *                                            3. _process_input_queue: finish_requests(R)
+ *                                               naive flag: delay_free_blocks = True
+ *                                            4. schedule(3): nothing to promote
+ *                                                                                          5. quiescence: R still in
+ *                                                                                             requests, blocks held
+ * </pre>
+ *
+ * <p><b>Invariant</b> (SC5): every delay-freed request has exactly one future event that frees it.
+ *
+ * <p><b>Verdicts.</b> Reported ({@code DELAY_FREE_UNLESS_RECVED} off: the PR's first, naive flag): some interleaving shows
+ * {@code LEAK}. Fixed (no delay when the recv already arrived): never. vLLM main: closed, by the #32255 review's
+ * refinement.
  */
 public final class AbortedLoadLeakScenario extends SchedulerRaceScenario {
     public static final String REQUEST_ID = "R";
@@ -32,7 +55,7 @@ public final class AbortedLoadLeakScenario extends SchedulerRaceScenario {
         @Clean("R aborted (waiting for its recv, after it, or running); its blocks freed exactly once") ABORTED,
         @Violating("R aborted after its finished_recving arrived, free delayed for a report that never comes: "
                 + "R stays in requests holding its blocks (SC5)") LEAK,
-        @Violating("any other violation or exception: a modelling error, never expected") UNEXPECTED;
+        @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
     }
 
     public AbortedLoadLeakScenario(FixSet fixes) {

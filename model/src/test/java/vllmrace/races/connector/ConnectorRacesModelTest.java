@@ -30,10 +30,10 @@ class ConnectorRacesModelTest {
     @Test
     void lateLoadCompletionUnionReportedKillsTheEngineAndFixedIsClean() {
         Map<RaceOutcome, Integer> reported = explore(Race.LateLoadCompletionUnion, Race.LateLoadCompletionUnion.fixes(Variant.REPORTED));
-        assertTrue(reported.containsKey(LateLoadCompletionScenario.Outcome.ENGINE_DEAD), reported.toString());
-        assertTrue(reported.containsKey(LateLoadCompletionScenario.Outcome.COMPLETED), reported.toString());
+        assertTrue(reported.containsKey(LateLoadCompletionUnionScenario.Outcome.ENGINE_DEAD), reported.toString());
+        assertTrue(reported.containsKey(LateLoadCompletionUnionScenario.Outcome.COMPLETED), reported.toString());
         Map<RaceOutcome, Integer> fixed = explore(Race.LateLoadCompletionUnion, Race.LateLoadCompletionUnion.fixes(Variant.FIXED));
-        assertEquals(Set.of(LateLoadCompletionScenario.Outcome.COMPLETED), fixed.keySet(), fixed.toString());
+        assertEquals(Set.of(LateLoadCompletionUnionScenario.Outcome.COMPLETED), fixed.keySet(), fixed.toString());
     }
 
     @Test
@@ -41,7 +41,7 @@ class ConnectorRacesModelTest {
         for (Fix direction : Race.LateLoadCompletionUnion.closedBy()) {
             FixSet fixes = Race.LateLoadCompletionUnion.fixes(Variant.REPORTED).with(direction);
             Map<RaceOutcome, Integer> seen = explore(Race.LateLoadCompletionUnion, fixes);
-            assertTrue(!seen.containsKey(LateLoadCompletionScenario.Outcome.ENGINE_DEAD), direction + ": " + seen);
+            assertTrue(!seen.containsKey(LateLoadCompletionUnionScenario.Outcome.ENGINE_DEAD), direction + ": " + seen);
         }
     }
 

@@ -14,7 +14,7 @@ import vllmrace.races.AllInterleavings;
 import vllmrace.races.Race;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.RaceScenario;
-import vllmrace.races.Replay;
+import vllmrace.races.Schedule;
 import vllmrace.races.Variant;
 
 /**
@@ -25,11 +25,11 @@ import vllmrace.races.Variant;
 class FrontendRaceSchedulesTest {
 
     private static List<String> violating(Race race, FixSet fixes) {
-        Map<String, RaceOutcome> outcomes = AllInterleavings.bySchedule(() -> race.scenario(fixes));
+        Map<Schedule, RaceOutcome> outcomes = AllInterleavings.bySchedule(() -> race.scenario(fixes));
         for (RaceOutcome outcome : outcomes.values()) {
-            assertFalse(outcome.toString().equals("UNEXPECTED"), race + " " + fixes + ": " + outcomes);
+            assertFalse(outcome.modellingError(), race + " " + fixes + ": " + outcomes);
         }
-        return outcomes.entrySet().stream().filter(e -> e.getValue().violation()).map(Map.Entry::getKey).toList();
+        return outcomes.entrySet().stream().filter(e -> e.getValue().violation()).map(e -> e.getKey().actors()).toList();
     }
 
     private static void assertSequentialOrdersClean(Race race, FixSet fixes) {
@@ -114,10 +114,9 @@ class FrontendRaceSchedulesTest {
     void strictReplaysOfTheRecordedRacesReproduceThem() {
         for (Race race : List.of(Race.StopStringLateAbort, Race.DelayFreedIdReuse)) {
             String schedule = violating(race, race.fixes(Variant.REPORTED)).get(0);
-            List<Replay.Move> moves = schedule.chars().mapToObj(a -> new Replay.Move(a - '0', null)).toList();
             RaceScenario recorded = race.scenario(Variant.REPORTED);
-            Replay.Result first = Replay.run(race, race.fixes(Variant.REPORTED), moves, false);
-            Replay.Result again = Replay.run(race, race.fixes(Variant.REPORTED), Replay.schedule(recorded, first.steps()), true);
+            Schedule.Result first = Schedule.of(schedule).run(race.scenario(Variant.REPORTED), false);
+            Schedule.Result again = Schedule.fromSteps(recorded, first.steps()).run(race.scenario(Variant.REPORTED), true);
             assertEquals(first.steps(), again.steps(), race.toString());
             assertTrue(again.outcome().violation(), race.toString());
         }

@@ -6,26 +6,54 @@ import vllmrace.model.connector.multi.NixlDecodeConnector;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
+import vllmrace.races.ModellingError;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
 
 /**
- * Seed 003: LateLoadCompletionUnion and its aggravating factor PullIntoFreedBlocks, one scenario. The decode engine's
- * MultiConnector has a NIXL decode child (first in config, so chosen) and an LMCache child (loads only here). A pool
- * of ONE block. Set-up: R (4-token prompt, max_tokens 1) has remote-prefill params AND an LMCache prefix hit; R2 (local)
- * waits for a block. One busy-loop iteration: schedule(1) allocates R's block B; {@code update_state_after_alloc} is
- * broadcast, so both the NIXL pull and the LMCache load start into B; R is WAITING_FOR_REMOTE_KVS.
- * Actor 1: the worker: the LMCache load of R completes (fast, CPU memory); four polls find the NIXL pull still in
- * flight; then the NIXL pull of R completes (slow, GB-scale over TCP). Actor 2: four busy-loop iterations (finished_recving(R) → R promoted → R runs and finishes → B freed →
- * R2 gets B). Run one after the other, the actors are clean: both completions reach the same {@code get_finished}
- * (the union collapses them) or none arrives before R could run. Only a real interleaving lets R finish between the
- * two completions.
+ * LateLoadCompletionUnion: MultiConnector unions finished_recving without dedup; the faster of two async loads completes
+ * the request, the late NIXL completion is reported for a removed (or running) request: assert, engine dead.
  *
- * <p>The race: the pull lands after R finished: it writes B, now free or R2's (PullIntoFreedBlocks, SC4), and the
- * union reports finished_recving(R) a second time, for a removed request: {@code assert req_id in self.requests}
- * (LateLoadCompletionUnion, CN1), EngineCore dead.
+ * <p><b>Upstream.</b> Seed 003, issue #53049 (open): {@code MultiConnector.get_finished} unions finished_recving across
+ * children without dedup ({@code finished_recving.update(recving or ())}), while it dedups sends by
+ * {@code _extra_async_saves}. The report proposes three directions: (1) dedup loads in MultiConnector (PRs #51595,
+ * #50546, #51864, #42841, open), (2) NIXL pins the pull's blocks, (3) the scheduler skips late reports (#53746 closed,
+ * others open). None is merged.
+ *
+ * <p><b>Set-up and actors.</b> One scenario for LateLoadCompletionUnion and its aggravating factor PullIntoFreedBlocks.
+ * The decode engine's MultiConnector has a NIXL decode child (first in config, so chosen) and an LMCache child (loads
+ * only here). A pool of ONE block. R (4-token prompt, max_tokens 1) has remote-prefill params AND an LMCache prefix hit;
+ * R2 (local) waits for a block. One busy-loop iteration: schedule(1) allocates R's block B;
+ * {@code update_state_after_alloc} is broadcast, so both the NIXL pull and the LMCache load start into B; R is
+ * WAITING_FOR_REMOTE_KVS. Actor 1: the worker: the LMCache load of R completes (fast, CPU memory); four polls find the
+ * NIXL pull still in flight; then the NIXL pull completes (slow, GB-scale over TCP). Actor 2: four busy-loop iterations
+ * (finished_recving(R), R promoted, R runs and finishes, B freed, R2 gets B).
+ *
+ * <pre>
+ *   actor 1: worker                      actor 2: EngineCore busy loop                         arbiter
+ *   1. LMCache load of R completes
+ *      (fast, CPU memory)                2-4. get_finished: finished_recving(R) -> ready
+ *                                        5-7. schedule: R promoted, runs
+ *                                        8-10. update_from_output: R finishes, B freed (NIXL: False)
+ *                                        11-13. R2 gets B
+ *   14. NIXL READ of R completes
+ *       (slow, GB-scale over TCP)                                                               get_finished:
+ *                                                                                               finished_recving(R)
+ *                                                                                               -> assert req_id in
+ *                                                                                               self.requests: dead
+ * </pre>
+ *
+ * <p>Run one after the other the actors are clean: both completions reach one {@code get_finished} (the union collapses
+ * them) or none arrives before R could run. Only an interleaving lets R finish between the two completions.
+ *
+ * <p><b>Invariant</b> (CN1): each request's load completion reaches the scheduler exactly once. A late report landing
+ * while R runs fails {@code assert RequestStatus.is_finished} instead: also engine death.
+ *
+ * <p><b>Verdicts.</b> Reported ({@code MULTI_CONNECTOR_LOAD_DEDUP} and {@code SCHEDULER_SKIP_LATE_REPORT} off, the
+ * sufficient directions; {@code NIXL_PIN_PULL_BLOCKS} alone does not close it): some interleaving shows
+ * {@code ENGINE_DEAD}. Fixed: never. vLLM main: racy (no direction merged).
  */
-public final class LateLoadCompletionScenario extends ConnectorRaceScenario {
+public final class LateLoadCompletionUnionScenario extends ConnectorRaceScenario {
     public static final String REQUEST_ID = "R";
     public static final String OTHER_REQUEST_ID = "R2";
 
@@ -36,17 +64,17 @@ public final class LateLoadCompletionScenario extends ConnectorRaceScenario {
         @Violating("engine alive, but the NIXL pull wrote B after B was freed (and maybe given to R2)") PULL_WROTE_FREED_BLOCK,
         @Violating("engine alive, no bad write, but R's transfer completion reached the scheduler twice") DUPLICATE_TRANSFER_EVENT,
         @Violating("a block or a delay-freed request is never released at quiescence") LEAK,
-        @Violating("any other violation or exception: a modelling error, never expected") UNEXPECTED;
+        @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
     }
 
     private final NixlDecodeConnector nixl;
     private final LmCacheConnector lmcache;
 
-    public LateLoadCompletionScenario(FixSet fixes) {
+    public LateLoadCompletionUnionScenario(FixSet fixes) {
         this(new Object[2], fixes);
     }
 
-    private LateLoadCompletionScenario(Object[] c, FixSet fixes) {
+    private LateLoadCompletionUnionScenario(Object[] c, FixSet fixes) {
         super(new ConnectorRig(fixes, 1, kv -> {
             NixlDecodeConnector n = new NixlDecodeConnector("NixlConnector", kv, fixes);
             LmCacheConnector l = new LmCacheConnector("LMCacheMPConnector", kv, false);

@@ -1,0 +1,68 @@
+package vllmrace.model.fix;
+
+import java.util.Objects;
+
+/**
+ * Where a fix switch comes from, checked against upstream source (the file versions named here were read):
+ * {@link Kind#MERGED} fixes are what vLLM main runs ({@link FixSet#upstreamMain()}); {@link Kind#PROPOSED} and
+ * {@link Kind#SUITE} fixes are candidates a maintainer can evaluate, never mistaken for upstream behaviour.
+ *
+ * @param reference the PR (merged or proposing), or the report a suite fix answers
+ * @param status    for MERGED, the upstream file version read that has it; for PROPOSED, the PR's state; for SUITE,
+ *                  the maintainer comments it follows
+ * @param evidence  the upstream line (file, function) that shows the behaviour, or what upstream does instead
+ */
+public record Provenance(Kind kind, String reference, String status, String evidence) {
+
+    /** The three provenances. */
+    public enum Kind {
+        /** Merged into vLLM: on main. */
+        MERGED("merged"),
+        /** Proposed upstream (a PR or a report's suggested fix), not merged. */
+        PROPOSED("proposed"),
+        /** Proposed by this suite, following maintainers' stated direction; no upstream PR. */
+        SUITE("suite proposal");
+
+        private final String label;
+
+        Kind(String label) {
+            this.label = label;
+        }
+
+        public String label() {
+            return label;
+        }
+    }
+
+    public Provenance {
+        Objects.requireNonNull(kind, "kind");
+        Objects.requireNonNull(reference, "reference");
+        Objects.requireNonNull(status, "status");
+        Objects.requireNonNull(evidence, "evidence");
+    }
+
+    /** A merged PR; {@code inFileVersion} is an upstream file version (path@commit) that has it. */
+    static Provenance merged(String pr, String inFileVersion, String evidence) {
+        return new Provenance(Kind.MERGED, pr, "in " + inFileVersion, evidence);
+    }
+
+    /** A proposal upstream, with its state (open, closed, not merged). */
+    static Provenance proposed(String reference, String state, String evidence) {
+        return new Provenance(Kind.PROPOSED, reference, state, evidence);
+    }
+
+    /** A fix this suite proposes for {@code report}, following the maintainer comments in {@code follows}. */
+    static Provenance suite(String report, String follows, String evidence) {
+        return new Provenance(Kind.SUITE, report, "follows " + follows, evidence);
+    }
+
+    public boolean merged() {
+        return kind == Kind.MERGED;
+    }
+
+    /** One line: kind, reference, status. */
+    @Override
+    public String toString() {
+        return kind.label() + " " + reference + " (" + status + ")";
+    }
+}

@@ -1,0 +1,122 @@
+package vllmrace.races.frontend;
+
+import java.util.List;
+import vllmrace.model.VllmInstance;
+import vllmrace.model.asyncio.Coroutine;
+import vllmrace.model.asyncio.StepLog;
+import vllmrace.model.detect.Violation;
+import vllmrace.model.detect.ViolationKind;
+import vllmrace.model.fix.FixSet;
+import vllmrace.model.frontend.RequestOutputCollector;
+import vllmrace.races.Clean;
+import vllmrace.races.ModellingError;
+import vllmrace.races.RaceOutcome;
+import vllmrace.races.RaceScenario;
+import vllmrace.races.Violating;
+
+/**
+ * ConcurrentAbortKillsReadd: two aborts of one id are in flight at once; the first completes, the client re-adds the
+ * id, and the second abort's late ABORT finishes the new request, even with #15326's ordered abort.
+ *
+ * <p><b>Upstream.</b> Found by this suite in PR #15326's ordered abort (hidva, closed, not merged): {@code AsyncLLM.abort}
+ * computes the ids ({@code flatten_req_to_abort}), sends ABORT, and only then drops frontend state. Two aborts of X can
+ * be in flight together: the client's {@code abort(X)} and {@code generate()}'s cancellation of the same request. Both
+ * compute X before either drops it. Frontend ordering alone cannot keep frontend scope ⊇ EngineCore scope (reference
+ * §1(d)); unique internal ids (#27987, merged) close it: the late ABORT names X@1's internal id only.
+ *
+ * <p><b>Set-up and actors.</b> X@1 is added and running in EngineCore. Actor 1: {@code AsyncLLM.abort(X)} (generate()'s
+ * cancellation). Actor 2: the client's {@code AsyncLLM.abort(X)}, then {@code AsyncLLM.add_request(X)} (it resubmits the
+ * id). Arbiter: EngineCore drains its input socket in wire order, the output handler runs, the detectors check FE1,
+ * FE2 and FE3.
+ *
+ * <pre>
+ *   actor 1: abort(X) (cancellation)          actor 2: abort(X), add_request(X)          EngineCore (arbiter)
+ *   1. flatten_req_to_abort([X]) -> [X@1]
+ *                                             2. flatten_req_to_abort([X]) -> [X@1]
+ *                                             3. await abort_requests_async -> ABORT(X)
+ *                                             4. abort_requests: request_states.pop(X)
+ *                                             5. OutputProcessor.add_request(X@2): ok
+ *                                             6. await add_request_async -> ADD(X@2)
+ *   7. await abort_requests_async -> ABORT(X)
+ *   8. abort_requests: request_states.pop(X)  (X@2's state)
+ *                                                                                        9. ABORT(X): X@1 aborted
+ *                                                                                        10. ADD(X@2)
+ *                                                                                        11. ABORT(X) finishes X@2
+ * </pre>
+ *
+ * <p>Run one after the other the actors are clean: actor 1 first aborts X@1 and actor 2's abort is a no-op; actor 2
+ * first aborts X@1 and re-adds X@2, and actor 1's abort, computed after that, aborts X@2 as its caller asked.
+ *
+ * <p><b>Invariant</b> (FE2 of reference §5): an ABORT finishes the request it was computed for.
+ *
+ * <p><b>Verdicts.</b> Reported ({@code UNIQUE_INTERNAL_IDS} off, {@code ORDERED_ABORT} on): some interleaving shows
+ * {@code LATE_ABORT_KILLS_READD}. Fixed (every fix): never. vLLM main: closed, by #27987 (the late ABORT names
+ * {@code X-1}; X@2 is {@code X-2}).
+ */
+public final class ConcurrentAbortKillsReaddScenario implements RaceScenario {
+    public static final String REQUEST_ID = "X";
+    static final int MAX_TOKENS = 16;
+
+    /** How one run ended. */
+    public enum Outcome implements RaceOutcome {
+        @Clean("both aborts finished X@1 (the second found nothing, or ran after the re-add and aborted X@2 as asked); "
+                + "every ABORT hit the request it was computed for") ABORTS_HIT_THEIR_REQUEST,
+        @Violating("an ABORT computed for X@1 reached EngineCore after ADD(X@2) and finished X@2") LATE_ABORT_KILLS_READD,
+        @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
+    }
+
+    private final VllmInstance vllm;
+    private final int setupSteps;
+    private final Coroutine<List<String>> cancellation;
+    private final Coroutine<RequestOutputCollector> abortAndResubmit;
+
+    public ConcurrentAbortKillsReaddScenario(FixSet fixes) {
+        vllm = new VllmInstance(fixes);
+        vllm.asyncLlm().addRequest(REQUEST_ID, MAX_TOKENS).run().join();
+        vllm.engineCore().runBusyLoopOnce();
+        vllm.asyncLlm().outputHandler().run().join();
+        setupSteps = vllm.stepLog().size();
+        cancellation = vllm.asyncLlm().abort(REQUEST_ID);
+        abortAndResubmit = Coroutine.sequence("client: abort(X), add_request(X)", vllm.asyncLlm().abort(REQUEST_ID),
+                vllm.asyncLlm().addRequest(REQUEST_ID, MAX_TOKENS));
+    }
+
+    @Override
+    public Coroutine<List<String>> actor1() {
+        return cancellation;
+    }
+
+    @Override
+    public Coroutine<RequestOutputCollector> actor2() {
+        return abortAndResubmit;
+    }
+
+    @Override
+    public Outcome arbiter() {
+        vllm.engineCore().processInputQueue();
+        vllm.asyncLlm().outputHandler().run();
+        vllm.checkQuiescence();
+        if (vllm.violations().has(ViolationKind.ABORT_HIT_WRONG_REQUEST)) {
+            return Outcome.LATE_ABORT_KILLS_READD;
+        }
+        if (!vllm.violations().isEmpty() || actor1().failure() != null || actor2().failure() != null) {
+            return Outcome.UNEXPECTED;
+        }
+        return Outcome.ABORTS_HIT_THEIR_REQUEST;
+    }
+
+    @Override
+    public List<Violation> violations() {
+        return vllm.violations().all();
+    }
+
+    @Override
+    public StepLog stepLog() {
+        return vllm.stepLog();
+    }
+
+    @Override
+    public int setupSteps() {
+        return setupSteps;
+    }
+}

@@ -1,0 +1,97 @@
+package vllmrace.races;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import vllmrace.model.fix.Fix;
+import vllmrace.model.fix.FixSet;
+import vllmrace.model.fix.Provenance;
+
+/** The registry as the one declaration of each race: outcomes, stories, fix sets, lookup. */
+class RaceRegistryTest {
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Race.class)
+    void everyOutcomeIsCleanViolatingOrAModellingErrorWithItsMeaning(Race race) {
+        for (RaceOutcome outcome : race.outcomes()) {
+            assertFalse(outcome.meaning().isBlank(), race + " " + outcome); // throws unless exactly one annotation
+        }
+        assertTrue(race.modellingError().modellingError(), race + ": exactly one @ModellingError constant");
+        assertTrue(Arrays.stream(race.outcomes()).anyMatch(RaceOutcome::violation), race + " has no violating outcome");
+        assertTrue(Arrays.stream(race.outcomes()).anyMatch(o -> o.kind() == OutcomeKind.CLEAN), race + " has no clean outcome");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Race.class)
+    void theStoryIsTheScenarioHeaderWithItsParts(Race race) {
+        String story = race.story();
+        assertTrue(story.startsWith(race.name() + ": "), race + "'s header must open with '" + race.name() + ": <summary>.'");
+        assertFalse(race.summary().isBlank());
+        for (String part : List.of("**Upstream.**", "**Set-up and actors.**", "**Invariant", "**Verdicts.**", "```")) {
+            assertTrue(story.contains(part), race + "'s header lacks " + part + ":\n" + story);
+        }
+        String main = race.expected(Variant.UPSTREAM_MAIN) == Expectation.BUG_FOUND ? "vLLM main: racy" : "vLLM main: c";
+        assertTrue(story.replace('\n', ' ').contains(main) || (race.closedBy().isEmpty() && story.contains("vLLM main: clean")),
+                race + "'s header must state the vLLM-main expectation the registry has (" + race.expectedLabel(Variant.UPSTREAM_MAIN) + ")");
+    }
+
+    @Test
+    void upstreamMainIsExactlyTheMergedFixes() {
+        FixSet main = FixSet.upstreamMain();
+        for (Fix fix : Fix.values()) {
+            assertEquals(fix.provenance().kind() == Provenance.Kind.MERGED, main.isOn(fix), fix.toString());
+            assertFalse(fix.provenance().evidence().isBlank(), fix + " names no upstream evidence");
+        }
+        assertTrue(main.isOn(Fix.UNIQUE_INTERNAL_IDS) && !main.isOn(Fix.ORDERED_ABORT) && !main.isOn(Fix.NO_SAVE_WHILE_LOADING));
+        assertEquals(FixSet.all(), FixSet.all().with(Fix.NO_SAVE_WHILE_LOADING), "all() includes proposals");
+    }
+
+    @Test
+    void variantsDifferByTheRaceClosers() {
+        for (Race race : Race.values()) {
+            for (Fix fix : Fix.values()) {
+                assertEquals(!race.closedBy().contains(fix), race.fixes(Variant.REPORTED).isOn(fix), race + " " + fix);
+            }
+            assertEquals(FixSet.all(), race.fixes(Variant.FIXED));
+            assertEquals(FixSet.upstreamMain(), race.fixes(Variant.UPSTREAM_MAIN));
+        }
+    }
+
+    @Test
+    void vllmMainExpectationFollowsTheMergedClosers() {
+        assertEquals(Expectation.BUG_FOUND, Race.RecvAndSendForAbortedLoad.expected(Variant.UPSTREAM_MAIN));
+        assertEquals("racy", Race.RecvAndSendForAbortedLoad.expectedLabel(Variant.UPSTREAM_MAIN));
+        assertEquals(Expectation.CLEAN, Race.DuplicateIdAbortWindow.expected(Variant.UPSTREAM_MAIN));
+        assertEquals("closed (by #27987)", Race.DuplicateIdAbortWindow.expectedLabel(Variant.UPSTREAM_MAIN));
+        assertEquals("clean (upstream as is)", Race.ExtraAsyncSavesDedup.expectedLabel(Variant.UPSTREAM_MAIN));
+    }
+
+    @Test
+    void lookupTakesAnIdOrEveryRaceAReferenceNames() {
+        assertEquals(List.of(Race.AbortedLoadLeak), Race.lookup("AbortedLoadLeak"));
+        assertEquals(List.of(Race.AbortedLoadFreesBlocks, Race.AbortedLoadLeak), Race.lookup("#32255"));
+        assertEquals(List.of(Race.LateLoadCompletionUnion, Race.PullIntoFreedBlocks), Race.lookup("seed 003"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Race.lookup("AbortedLoadLek"));
+        assertTrue(e.getMessage().startsWith("no race 'AbortedLoadLek'; closest: AbortedLoadLeak"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Race.lookup(""));
+    }
+
+    @Test
+    void aScheduleIsDecodedFromItsStepLogAndRunsTheSameSteps() {
+        Race race = Race.ConcurrentAbortKillsReadd;
+        Schedule.Result first = Schedule.of("12222211").run(race.scenario(Variant.REPORTED), false);
+        assertTrue(first.outcome().violation(), first.toString());
+        Schedule decoded = Schedule.fromSteps(race.scenario(Variant.REPORTED), first.steps());
+        assertEquals("12222211", decoded.actors());
+        assertEquals(first.steps(), decoded.run(race.scenario(Variant.REPORTED), true).steps());
+        assertThrows(IllegalArgumentException.class, () -> Schedule.of("1x2"));
+        assertEquals(56, Schedule.all(race.scenario(Variant.REPORTED)).size(), "C(8,3) merges of 3 and 5 steps");
+    }
+}
