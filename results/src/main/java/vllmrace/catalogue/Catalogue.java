@@ -17,15 +17,14 @@ import vllmrace.lincheck.connector.FixDirectionMatrix;
 import vllmrace.lincheck.connector.FixDirectionsReport;
 import vllmrace.lincheck.verdict.LincheckResult;
 import vllmrace.lincheck.verdict.LincheckRun;
+import vllmrace.lincheck.verdict.LincheckVerdicts;
 import vllmrace.lincheck.verdict.TraceStore;
-import vllmrace.model.fix.Fix;
-import vllmrace.model.fix.FixSet;
 import vllmrace.races.Engine;
 import vllmrace.races.Expectation;
-import vllmrace.races.AllInterleavings;
+import vllmrace.races.FixMatrix;
+import vllmrace.races.InterleavingVerdicts;
 import vllmrace.races.Observed;
 import vllmrace.races.Race;
-import vllmrace.races.RaceOutcome;
 import vllmrace.races.Variant;
 import vllmrace.races.Verdict;
 import vllmrace.stress.verdict.JcstressResults;
@@ -54,30 +53,23 @@ public final class Catalogue {
 
     /** Re-renders results/README.md and the README race table from the saved tables, running nothing. */
     void render() throws IOException {
-        new ResultsReadme(results, verdictsTable(), matrixTable(), linearizabilityTable()).write();
-        ReadmeRaceTable.rewrite(results.getParent().resolve("README.md"));
+        ResultsReadme readme = ResultsTables.load(results).readme(results);
+        readme.write();
+        ReadmeRaceTable.rewrite(results.getParent().resolve("README.md"), readme);
     }
 
-    private Tsv verdictsTable() {
-        return new Tsv(results.resolve("verdicts.tsv"), 3,
-                "race", "engine", "variant", "expected", "observed", "runs", "violating", "figures", "wall_ms");
-    }
-
-    private Tsv matrixTable() {
-        return new Tsv(results.resolve("fix-matrix.tsv"), 2, "race", "fixes_on", "observed", "figures");
-    }
-
-    private Tsv linearizabilityTable() {
-        return new Tsv(results.resolve("linearizability.tsv"), 2,
-                "check", "variant", "expected", "observed", "figures", "wall_ms");
-    }
-
+    /** The races the arguments name (every race for none); a reference naming several selects them all and says so. */
     static List<Race> select(String[] args) {
         Set<Race> races = new LinkedHashSet<>();
         for (String arg : args) {
             for (String id : arg.split("[\\s,]+")) {
                 if (!id.isBlank()) {
-                    races.add(Race.lookup(id));
+                    List<Race> named = Race.lookup(id);
+                    if (named.size() > 1) {
+                        System.out.println("'" + id + "' names " + named.size() + " races: "
+                                + named.stream().map(Enum::name).collect(java.util.stream.Collectors.joining(", ")));
+                    }
+                    races.addAll(named);
                 }
             }
         }
@@ -86,9 +78,10 @@ public final class Catalogue {
 
     int run(List<Race> races) throws IOException, InterruptedException {
         System.out.println("Race catalogue: " + races.size() + " race(s), evidence in " + results);
-        Tsv verdicts = verdictsTable();
-        Tsv matrix = matrixTable();
-        Tsv linearizability = linearizabilityTable();
+        ResultsTables tables = ResultsTables.load(results);
+        Tsv verdicts = tables.verdicts();
+        Tsv matrix = tables.matrix();
+        Tsv linearizability = tables.linearizability();
         for (Race race : races) {
             verdicts.removeFirst(race.name());
             matrix.removeFirst(race.name());
@@ -98,36 +91,34 @@ public final class Catalogue {
         for (Race race : races) {
             System.out.printf("%n[%d/%d] %s (%s, %s)%n      %s%n", ++n, races.size(), race.name(),
                     race.component().packageName(), race.upstream(), race.summary());
-            for (Variant variant : Variant.values()) {
+            for (Variant variant : Engine.ENUMERATOR.variants()) {
+                if (race.expected(variant) != Expectation.NOT_APPLICABLE) {
+                    long start = System.nanoTime();
+                    Verdict verdict = InterleavingVerdicts.verdict(race, variant);
+                    record(verdicts, verdict, (System.nanoTime() - start) / 1_000_000);
+                }
+            }
+            for (Variant variant : Engine.LINCHECK.variants()) {
                 if (race.expected(variant) == Expectation.NOT_APPLICABLE) {
                     continue;
                 }
-                System.out.printf("      Lincheck, %s variant ...%n", variant.className().toLowerCase());
-                LincheckResult result = LincheckRun.checkScenario(race, race.fixes(variant), LincheckRun.scaled(LincheckRun.SCENARIO_BUDGET));
-                Verdict verdict = lincheckVerdict(race, variant, result);
-                record(verdicts, verdict, result.wallMillis());
-                if (result.failed()) {
-                    if (variant == Variant.REPORTED) {
-                        TraceStore.save(race, variant, result);
-                    }
-                    printInterleaving(result);
+                LincheckVerdicts.Checked checked = LincheckVerdicts.check(race, variant);
+                record(verdicts, checked.verdict(), checked.result().wallMillis());
+                if (checked.verdict().observed() == Observed.BUG_FOUND && variant == Variant.REPORTED) {
+                    TraceStore.save(results, race, variant, checked.result());
+                    printInterleaving(checked.result());
                 }
             }
-            for (String label : matrixColumns()) {
-                FixSet fixes = matrixFixes(race, label);
-                Map<RaceOutcome, Integer> outcomes = AllInterleavings.outcomes(() -> race.scenario(fixes));
-                int schedules = outcomes.values().stream().mapToInt(Integer::intValue).sum();
-                int violating = outcomes.entrySet().stream().filter(e -> e.getKey().violation()).mapToInt(Map.Entry::getValue).sum();
-                Observed observed = violating > 0 ? Observed.BUG_FOUND : Observed.CLEAN;
-                matrix.put(List.of(race.name(), label, observed.label(),
-                        violating + " of all " + schedules + " step interleavings violate"));
-                Expectation expected = matrixExpectation(race, label);
-                if (expected != null && !expected.label().equals(observed.label())) {
-                    mismatches.add(race.name() + " fix-switch matrix, fixes " + label + ": expected " + expected.label()
-                            + ", observed " + observed.label());
+            for (FixMatrix.Cell cell : FixMatrix.row(race)) {
+                matrix.put(List.of(race.name(), cell.column(), cell.observed().label(), cell.figures()));
+                Expectation expected = cell.expected();
+                if (cell.observed() == Observed.HARNESS_ERROR
+                        || (expected != null && !expected.name().equals(cell.observed().name()))) {
+                    mismatches.add(race.name() + " fix-switch matrix, fixes " + cell.column() + ": expected "
+                            + (expected == null ? "no modelling error" : expected.label()) + ", observed " + cell.figures());
                 }
             }
-            System.out.println("      fix-switch matrix: every step interleaving, for " + matrixColumns().size() + " fix sets");
+            System.out.println("      fix-switch matrix: every step interleaving, for " + FixMatrix.columns().size() + " fix sets");
         }
 
         for (LinearizabilityCheck check : LinearizabilityCheck.values()) {
@@ -152,20 +143,16 @@ public final class Catalogue {
         JcstressRun jcstress = JcstressRun.fromSystemProperties();
         JcstressResults stress = JcstressVerdicts.runUntilObserved(jcstress, races);
         for (Race race : races) {
-            for (Variant variant : Variant.values()) {
-                if (race.expected(variant) != Expectation.NOT_APPLICABLE) {
-                    Verdict verdict = JcstressVerdicts.verdict(race, variant, stress);
-                    record(verdicts, verdict, stress.wallMillis());
-                }
+            for (Variant variant : JcstressVerdicts.variants(race)) {
+                record(verdicts, JcstressVerdicts.verdict(race, variant, stress), stress.wallMillis());
             }
         }
         copyHtmlReport(stress.htmlReport());
 
-        verdicts.write();
-        matrix.write();
-        linearizability.write();
-        new ResultsReadme(results, verdicts, matrix, linearizability).write();
-        ReadmeRaceTable.rewrite(results.getParent().resolve("README.md"));
+        tables.write();
+        ResultsReadme readme = tables.readme(results);
+        readme.write();
+        ReadmeRaceTable.rewrite(results.getParent().resolve("README.md"), readme);
         System.out.println();
         if (mismatches.isEmpty()) {
             System.out.println("Every verdict matches the catalogue. Evidence: " + results.resolve("README.md"));
@@ -211,50 +198,14 @@ public final class Catalogue {
         }
     }
 
-    /** The fix sets of the fix-switch matrix: none, each fix alone, the race's own fixes alone, all. */
-    static List<String> matrixColumns() {
-        List<String> columns = new ArrayList<>();
-        columns.add("none");
-        for (Fix fix : Fix.values()) {
-            columns.add(fix.name());
-        }
-        columns.add("own");
-        columns.add("all");
-        return columns;
-    }
-
-    static FixSet matrixFixes(Race race, String column) {
-        return switch (column) {
-            case "none" -> FixSet.none();
-            case "own" -> FixSet.of(race.closedBy());
-            case "all" -> FixSet.all();
-            default -> FixSet.none().with(Fix.valueOf(column));
-        };
-    }
-
-    /**
-     * What the matrix must show: every race is gone with every fix ON. Other cells are computed and shown, not
-     * asserted: a race may need another fix too (its scenario can hit a neighbour race), and a race such as
-     * AbortedLoadLeak only exists once a first fix is ON.
-     */
-    static Expectation matrixExpectation(Race race, String column) {
-        return column.equals("all") ? Expectation.CLEAN : null;
-    }
-
-    private static Verdict lincheckVerdict(Race race, Variant variant, LincheckResult result) {
-        Observed observed = result.failed() ? Observed.BUG_FOUND
-                : result.invocations() == 0 ? Observed.NO_RESULTS : Observed.CLEAN;
-        return new Verdict(race, Engine.LINCHECK, variant, observed, result.invocations(), result.failed() ? 1 : 0,
-                result.figures(), result.report());
-    }
-
     private void record(Tsv verdicts, Verdict verdict, long wallMillis) {
         line(verdict.asExpected(), verdict.headline());
         if (!verdict.asExpected()) {
             mismatches.add(verdict.headline());
+            System.out.println(indent(verdict.detail()));
         }
-        verdicts.put(List.of(verdict.race().name(), verdict.engine().label(), verdict.variant().className().toLowerCase(),
-                verdict.expected().label(), verdict.observed().label(), Long.toString(verdict.runs()),
+        verdicts.put(List.of(verdict.race().name(), verdict.engine().label(), verdict.variant().label(),
+                verdict.expectedLabel(), verdict.observedLabel(), Long.toString(verdict.runs()),
                 Long.toString(verdict.violatingRuns()), verdict.figures(), Long.toString(wallMillis)));
     }
 

@@ -19,13 +19,16 @@ final class ReadmeRaceTable {
     private ReadmeRaceTable() {
     }
 
-    static String render() {
+    /** The table: the registry's races, expectations and closers, and the vLLM-main verdict the last run computed. */
+    static String render(ResultsReadme results) {
         StringBuilder md = new StringBuilder(BEGIN).append('\n');
-        md.append("| race | component | upstream | reported | fixed | results |\n|---|---|---|---|---|---|\n");
+        md.append("| race | component | upstream | vLLM main | reported | fixed | results |\n|---|---|---|---|---|---|---|\n");
         for (Race race : Race.values()) {
             String fixes = race.closedBy().stream().map(Enum::name).sorted().collect(Collectors.joining(", "));
+            String main = results.mainCell(race);
             md.append("| `").append(race.name()).append("` | ").append(race.component().packageName()).append(" | ")
-                    .append(race.upstream()).append(" | ").append(race.expected(Variant.REPORTED).label()).append(" | ")
+                    .append(race.upstream()).append(" | ").append(main.contains(":") ? main.substring(0, main.indexOf(':')) : main)
+                    .append(" | ").append(race.expected(Variant.REPORTED).label()).append(" | ")
                     .append(Expectation.CLEAN.label()).append(fixes.isEmpty() ? " (upstream as is)" : " (" + fixes + ")").append(" | ")
                     .append("[row](results/README.md#").append(ResultsReadme.anchor(race)).append(")");
             if (race.expected(Variant.REPORTED) == Expectation.BUG_FOUND) {
@@ -38,16 +41,16 @@ final class ReadmeRaceTable {
     }
 
     /** The README with its race table replaced by the rendered one. */
-    static String rewrite(String readme) {
+    static String rewrite(String readme, ResultsReadme results) {
         int begin = readme.indexOf(BEGIN);
         int end = readme.indexOf(END);
         if (begin < 0 || end < begin) {
             throw new IllegalStateException("README.md has no race table markers: " + BEGIN + " ... " + END);
         }
-        return readme.substring(0, begin) + render() + readme.substring(end + END.length());
+        return readme.substring(0, begin) + render(results) + readme.substring(end + END.length());
     }
 
-    static void rewrite(Path readme) throws IOException {
-        Files.writeString(readme, rewrite(Files.readString(readme)));
+    static void rewrite(Path readme, ResultsReadme results) throws IOException {
+        Files.writeString(readme, rewrite(Files.readString(readme), results));
     }
 }

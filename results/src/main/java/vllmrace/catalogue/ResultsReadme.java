@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import vllmrace.races.Expectation;
+import vllmrace.races.FixMatrix;
 import vllmrace.races.Race;
 import vllmrace.races.Variant;
 
@@ -28,24 +29,33 @@ final class ResultsReadme {
         md.append("# Results\n\n");
         md.append("Written by the race catalogue (`./catalogue`, see the top-level README) from its last run; do not edit by hand. ")
                 .append("The tables below are also in `verdicts.tsv`, `linearizability.tsv` and `fix-matrix.tsv`.\n\n");
-        md.append("How to read them: **JCStress** runs the two actors on real threads (quick settings: `-m quick -sc false`), ")
-                .append("so its figures are samples and how many of them broke the invariant. **Lincheck** 3.7 model-checks the ")
-                .append("same scenario: a bounded exploration of interleavings under sequential consistency, switching threads only ")
-                .append("where upstream can (between coroutine steps). For a reported variant it gives the invocations up to the ")
-                .append("first failure; for a fixed variant the invocations explored, and says \"all Lincheck generated\" only when ")
-                .append("Lincheck stopped below its budget for want of new interleavings.\n\n");
+        md.append("How to read them: **every interleaving** runs every merge of the two actors' atomic steps on one thread and ")
+                .append("judges each (the complete check at step granularity; its figures count the schedules that violate). ")
+                .append("**Lincheck** 3.7 model-checks the same scenario: a bounded exploration of interleavings under sequential ")
+                .append("consistency, switching threads only where upstream can (between coroutine steps); it stops at the first ")
+                .append("violating invocation, or once its invocations have run every step interleaving the scenario has (\"stopped ")
+                .append("once all N step interleavings were among them\"), else at its budget (\"bounded\"). **JCStress** runs the ")
+                .append("two actors on real threads (quick settings), so its figures are samples and how many broke the invariant. ")
+                .append("A run that ends in a scenario's modelling-error outcome is a harness error, never the race.\n\n");
 
         md.append("## Verdicts\n\n");
-        md.append("| race | component | upstream | JCStress reported | JCStress fixed | Lincheck reported | Lincheck fixed | trace | replay |\n");
-        md.append("|---|---|---|---|---|---|---|---|---|\n");
+        md.append("Three fix sets per race: **reported** (every fix but the race's closers), **fixed** (every fix, ")
+                .append("proposals included) and **vLLM main** (only the fixes vLLM has merged: does main still have the race?). ")
+                .append("**every interleaving** is the step enumerator: every merge of the two actors' steps, run and judged. ")
+                .append("The vLLM-main cell is computed by the enumerator and by Lincheck in the run, never typed.\n\n");
+        md.append("| race | component | upstream | vLLM main | every interleaving: reported / fixed | Lincheck reported | Lincheck fixed | JCStress reported | JCStress fixed | trace | replay |\n");
+        md.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (Race race : Race.values()) {
             md.append("| <a id=\"").append(anchor(race)).append("\"></a>`").append(race.name()).append("` | ")
                     .append(race.component().packageName()).append(" | ")
                     .append(race.upstream()).append(" | ")
-                    .append(cell(race, "JCStress", "reported")).append(" | ")
-                    .append(cell(race, "JCStress", "fixed")).append(" | ")
-                    .append(cell(race, "Lincheck", "reported")).append(" | ")
-                    .append(cell(race, "Lincheck", "fixed")).append(" | ")
+                    .append(mainCell(race)).append(" | ")
+                    .append(cell(race, "every interleaving", Variant.REPORTED)).append(" / ")
+                    .append(cell(race, "every interleaving", Variant.FIXED)).append(" | ")
+                    .append(cell(race, "Lincheck", Variant.REPORTED)).append(" | ")
+                    .append(cell(race, "Lincheck", Variant.FIXED)).append(" | ")
+                    .append(cell(race, "JCStress", Variant.REPORTED)).append(" | ")
+                    .append(cell(race, "JCStress", Variant.FIXED)).append(" | ")
                     .append(link("traces", race)).append(" | ").append(link("replays", race)).append(" |\n");
         }
         md.append("\nEach cell: observed verdict (expected in brackets when they differ), then the figures.\n\n");
@@ -73,7 +83,7 @@ final class ResultsReadme {
             md.append("Seed 003's three fix directions, invariant by invariant (Lincheck and every step interleaving, against ")
                     .append("the expected matrix): [fix-directions.md](fix-directions.md).\n\n");
         }
-        List<String> columns = Catalogue.matrixColumns();
+        List<String> columns = FixMatrix.columns();
         md.append("| race |");
         columns.forEach(c -> md.append(' ').append(c).append(" |"));
         md.append("\n|---|");
@@ -83,7 +93,7 @@ final class ResultsReadme {
             md.append("| `").append(race.name()).append("` |");
             for (String column : columns) {
                 List<String> row = matrix.get(race.name(), column);
-                md.append(' ').append(row == null ? "not run" : row.get(2)).append(" |");
+                md.append(' ').append(row == null ? "not run" : matrixCell(row)).append(" |");
             }
             md.append('\n');
         }
@@ -99,11 +109,24 @@ final class ResultsReadme {
         return race.name().toLowerCase();
     }
 
-    private String cell(Race race, String engine, String variant) {
-        if (variant.equals("reported") && race.expected(Variant.REPORTED) == Expectation.NOT_APPLICABLE) {
-            return "— (positive control: no reported variant)";
+    /** The vLLM-main verdict: the enumerator's and Lincheck's, one label when they agree. */
+    String mainCell(Race race) {
+        List<String> enumerated = verdicts.get(race.name(), "every interleaving", Variant.UPSTREAM_MAIN.label());
+        List<String> lincheck = verdicts.get(race.name(), "Lincheck", Variant.UPSTREAM_MAIN.label());
+        if (enumerated == null || lincheck == null) {
+            return "not run";
         }
-        List<String> row = verdicts.get(race.name(), engine, variant);
+        String label = enumerated.get(4).equals(lincheck.get(4)) ? "**" + enumerated.get(4) + "**"
+                : "**engines disagree**: every interleaving " + enumerated.get(4) + ", Lincheck " + lincheck.get(4);
+        boolean expected = enumerated.get(4).equals(enumerated.get(3)) && lincheck.get(4).equals(lincheck.get(3));
+        return label + (expected ? "" : " (expected " + enumerated.get(3) + ")") + ": " + enumerated.get(7) + "; Lincheck: " + lincheck.get(7);
+    }
+
+    private String cell(Race race, String engine, Variant variant) {
+        if (race.expected(variant) == Expectation.NOT_APPLICABLE) {
+            return "— (positive control)";
+        }
+        List<String> row = verdicts.get(race.name(), engine, variant.label());
         if (row == null) {
             return "not run";
         }
@@ -111,6 +134,12 @@ final class ResultsReadme {
         String expected = row.get(3);
         String verdict = observed.equals(expected) ? "**" + observed + "**" : "**" + observed + "** (expected " + expected + ")";
         return verdict + ": " + row.get(7);
+    }
+
+    /** A matrix cell: the observation and how many interleavings violate, {@code bug found 5/7}. */
+    private static String matrixCell(List<String> row) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("^(\\d+) of all (\\d+)").matcher(row.get(3));
+        return row.get(2) + (m.find() && !row.get(2).equals("clean") ? " " + m.group(1) + "/" + m.group(2) : "");
     }
 
     private String link(String folder, Race race) {

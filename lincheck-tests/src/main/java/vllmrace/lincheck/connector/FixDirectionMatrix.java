@@ -12,14 +12,14 @@ import vllmrace.lincheck.verdict.LincheckRun;
 import vllmrace.model.fix.Fix;
 import vllmrace.model.fix.FixSet;
 import vllmrace.races.AllInterleavings;
-import vllmrace.races.connector.LateLoadCompletionScenario;
+import vllmrace.races.connector.LateLoadCompletionUnionScenario;
 import vllmrace.races.connector.SeedThreeInvariant;
 
 /**
  * Seed 003's fix-direction matrix (reference/race-catalogue.md): for each of the 8 on/off combinations of
  * {@link Fix#MULTI_CONNECTOR_LOAD_DEDUP} (1), {@link Fix#NIXL_PIN_PULL_BLOCKS} (2) and
  * {@link Fix#SCHEDULER_SKIP_LATE_REPORT} (3) — every other fix ON — which of the four {@link SeedThreeInvariant}s hold
- * in seed 003's scenario ({@link LateLoadCompletionScenario}). Computed two ways, both checked against
+ * in seed 003's scenario ({@link LateLoadCompletionUnionScenario}). Computed two ways, both checked against
  * {@link #EXPECTED}: {@link #compute()}, one Lincheck model-checking run per combination (bounded: "holds" means no
  * violation in the invocations explored), and {@link #computeExhaustive()}, every step-level interleaving run directly
  * on the model.
@@ -182,7 +182,7 @@ public final class FixDirectionMatrix {
                 // The guarantee names the scenario's arbiter, called from instrumented code: one on the operation
                 // itself (SeedThreeUnderCheck.arbiter, which Lincheck's runner calls) has no effect. Measured: about
                 // 3x fewer seconds per invocation, the same verdicts.
-                .addGuarantee(ManagedStrategyGuaranteeKt.forClasses(LateLoadCompletionScenario.class.getName()).methods("arbiter").ignore())
+                .addGuarantee(ManagedStrategyGuaranteeKt.forClasses(LateLoadCompletionUnionScenario.class.getName()).methods("arbiter").ignore())
                 // the accumulator must survive Lincheck's restoring of static state after each invocation
                 .addGuarantee(ManagedStrategyGuaranteeKt.forClasses(SeedThreeTally.class.getName()).allMethods().ignore())
                 .iterations(0)
@@ -202,14 +202,14 @@ public final class FixDirectionMatrix {
         List<Row> rows = new ArrayList<>();
         for (Combination combination : Combination.all()) {
             FixSet fixes = combination.fixes();
-            List<LateLoadCompletionScenario> runs = new ArrayList<>();
+            List<LateLoadCompletionUnionScenario> runs = new ArrayList<>();
             Map<?, Integer> outcomes = AllInterleavings.outcomes(() -> {
-                LateLoadCompletionScenario s = new LateLoadCompletionScenario(fixes);
+                LateLoadCompletionUnionScenario s = new LateLoadCompletionUnionScenario(fixes);
                 runs.add(s);
                 return s;
             });
             long n = outcomes.values().stream().mapToLong(Integer::longValue).sum();
-            List<LateLoadCompletionScenario> schedules = runs.subList(runs.size() - (int) n, runs.size()); // minus the probe
+            List<LateLoadCompletionUnionScenario> schedules = runs.subList(runs.size() - (int) n, runs.size()); // minus the probe
             Map<SeedThreeInvariant, Long> violating = new EnumMap<>(SeedThreeInvariant.class);
             for (SeedThreeInvariant invariant : SeedThreeInvariant.values()) {
                 violating.put(invariant, schedules.stream().filter(s -> !invariant.holds(s.rig().violations())).count());
@@ -221,7 +221,7 @@ public final class FixDirectionMatrix {
 
     /** How many step-level interleavings the scenario's two actors have: C(n1 + n2, n1). */
     public static long stepInterleavings() {
-        LateLoadCompletionScenario probe = new LateLoadCompletionScenario(FixSet.all());
+        LateLoadCompletionUnionScenario probe = new LateLoadCompletionUnionScenario(FixSet.all());
         int n1 = probe.actor1().stepCount();
         int n2 = probe.actor2().stepCount();
         long c = 1;

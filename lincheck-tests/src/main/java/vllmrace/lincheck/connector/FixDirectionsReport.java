@@ -46,7 +46,7 @@ public record FixDirectionsReport(int budget, List<Row> lincheck, List<Row> exha
                 .append("Written by the race catalogue (`./catalogue`, via `vllmrace.lincheck.connector.FixDirectionsReport`); ")
                 .append("do not edit by hand.\n\n")
                 .append("Seed 003's scenario (LateLoadCompletionUnion with its aggravating factor PullIntoFreedBlocks, ")
-                .append("`LateLoadCompletionScenario`) under each on/off combination of three fix directions, every other fix ON: ")
+                .append("`LateLoadCompletionUnionScenario`) under each on/off combination of three fix directions, every other fix ON: ")
                 .append("(1) = MULTI_CONNECTOR_LOAD_DEDUP, (2) = NIXL_PIN_PULL_BLOCKS, (3) = SCHEDULER_SKIP_LATE_REPORT. ")
                 .append("The two actors have ").append(interleavings).append(" step-level interleavings (each step atomic).\n\n")
                 .append("**Against the expected matrix** (`FixDirectionMatrix.EXPECTED`, also asserted by `FixDirectionMatrixTest`): ")

@@ -1,7 +1,6 @@
 package vllmrace.lincheck.connector;
 
 import java.util.EnumMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -56,18 +55,5 @@ final class SeedThreeTally {
         Map<SeedThreeInvariant, Long> violating = new EnumMap<>(SeedThreeInvariant.class);
         VIOLATING.forEach((invariant, count) -> violating.put(invariant, count.get()));
         return new Snapshot(RUNS.get(), Map.copyOf(violating), SCHEDULES.size());
-    }
-
-    /** The schedule of a step log's actor steps: '1' for a step whose entry starts with {@code task1}, '2' for task2. */
-    static String schedule(List<String> steps, String task1, String task2) {
-        StringBuilder sb = new StringBuilder();
-        for (String step : steps) {
-            if (step.startsWith(task1 + ": ")) {
-                sb.append('1');
-            } else if (step.startsWith(task2 + ": ")) {
-                sb.append('2');
-            }
-        }
-        return sb.toString();
     }
 }

@@ -6,11 +6,12 @@ import java.util.Set;
 import org.jetbrains.lincheck.datastructures.Operation;
 import vllmrace.lincheck.verdict.RunRecorder;
 import vllmrace.model.fix.FixSet;
-import vllmrace.races.connector.LateLoadCompletionScenario;
+import vllmrace.races.Schedule;
+import vllmrace.races.connector.LateLoadCompletionUnionScenario;
 import vllmrace.races.connector.SeedThreeInvariant;
 
 /**
- * Seed 003's scenario ({@link LateLoadCompletionScenario}) as a Lincheck test class for one fix combination: the two
+ * Seed 003's scenario ({@link LateLoadCompletionUnionScenario}) as a Lincheck test class for one fix combination: the two
  * actors run in parallel, then the arbiter runs the system to quiescence and records, in {@link SeedThreeTally}, which
  * of the four {@link SeedThreeInvariant}s the invocation broke. It always answers {@link #CHECKED}, as does the
  * sequential specification ({@link EveryRunChecked}): Lincheck never stops at a violation, so one run explores its
@@ -22,11 +23,11 @@ public class SeedThreeUnderCheck {
 
     private static volatile FixSet fixes;
 
-    private final LateLoadCompletionScenario scenario;
+    private final LateLoadCompletionUnionScenario scenario;
 
     public SeedThreeUnderCheck() {
         RunRecorder.countInvocation();
-        scenario = new LateLoadCompletionScenario(fixes);
+        scenario = new LateLoadCompletionUnionScenario(fixes);
     }
 
     static void configure(FixSet fixes) {
@@ -45,8 +46,7 @@ public class SeedThreeUnderCheck {
 
     @Operation
     public String arbiter() {
-        String schedule = SeedThreeTally.schedule(scenario.stepLog().entriesSince(scenario.setupSteps()),
-                scenario.actor1().task(), scenario.actor2().task());
+        String schedule = Schedule.fromSteps(scenario, scenario.stepLog().entriesSince(scenario.setupSteps())).actors();
         scenario.arbiter();
         Set<SeedThreeInvariant> broken = EnumSet.noneOf(SeedThreeInvariant.class);
         for (SeedThreeInvariant invariant : SeedThreeInvariant.values()) {

@@ -1,6 +1,7 @@
 package vllmrace.lincheck.verdict;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * What one Lincheck model check produced. {@code invocations} is counted by the model itself (one per test
@@ -13,10 +14,14 @@ import java.util.List;
  * @param steps        the model's step log of the violating interleaving (empty if none was recorded)
  * @param violations   what the model's detectors recorded in that interleaving
  * @param coverage     for a race scenario, the step interleavings among the invocations ({@link Coverage#UNKNOWN} otherwise)
+ * @param outcomes     for a race scenario, invocations per judged outcome name (empty otherwise)
+ * @param firstByOutcome for a race scenario, the first invocation that ended in each outcome
+ * @param last         the last invocation recorded (Lincheck stops at a failing one), or null
  */
 public record LincheckResult(String check, boolean failed, long invocations, int budget, long wallMillis,
                              String report, String detailedReport, List<String> steps, List<String> violations,
-                             Coverage coverage) {
+                             Coverage coverage, Map<String, Long> outcomes, Map<String, RunRecorder.Run> firstByOutcome,
+                             RunRecorder.Run last) {
 
     /**
      * Step-level coverage of a race scenario: how many distinct step sequences (actor steps, then the arbiter's) the
@@ -46,12 +51,19 @@ public record LincheckResult(String check, boolean failed, long invocations, int
     /** The same result with the counterexample's model steps and detector findings. */
     public LincheckResult withSteps(List<String> counterexampleSteps, List<String> detected) {
         return new LincheckResult(check, failed, invocations, budget, wallMillis, report, detailedReport,
-                List.copyOf(counterexampleSteps), List.copyOf(detected), coverage);
+                List.copyOf(counterexampleSteps), List.copyOf(detected), coverage, outcomes, firstByOutcome, last);
+    }
+
+    /** The same result, not failed: Lincheck stopped because every step interleaving had been explored. */
+    public LincheckResult stoppedOnCompleteCoverage() {
+        return new LincheckResult(check, false, invocations, budget, wallMillis, "", "", steps, violations, coverage,
+                outcomes, firstByOutcome, last);
     }
 
     /** The same result with its step-level coverage. */
     public LincheckResult withCoverage(Coverage measured) {
-        return new LincheckResult(check, failed, invocations, budget, wallMillis, report, detailedReport, steps, violations, measured);
+        return new LincheckResult(check, failed, invocations, budget, wallMillis, report, detailedReport, steps, violations,
+                measured, outcomes, firstByOutcome, last);
     }
 
     /** True when Lincheck ran out of interleavings before the budget (only meaningful without a failure). */
@@ -63,6 +75,10 @@ public record LincheckResult(String check, boolean failed, long invocations, int
     public String figures() {
         if (failed) {
             return "failed after " + invocations + " invocation(s)";
+        }
+        if (coverage().complete() && invocations < budget) {
+            return invocations + " invocations, stopped once all " + coverage().total()
+                    + " step interleavings of the scenario were among them (budget " + budget + ")";
         }
         String coverage = coverage().known() ? "; " + coverage() : "";
         if (exhausted()) {

@@ -9,9 +9,8 @@ import org.jetbrains.kotlinx.lincheck.execution.ExecutionScenario;
 import org.jetbrains.kotlinx.lincheck.strategy.LincheckFailure;
 import org.jetbrains.lincheck.datastructures.ManagedStrategyGuaranteeKt;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
-import vllmrace.model.fix.FixSet;
 import vllmrace.races.AllInterleavings;
-import vllmrace.races.Race;
+import vllmrace.races.Subject;
 
 /**
  * Runs Lincheck (3.7, model checking) and returns what it found instead of throwing, so tests and the
@@ -22,40 +21,52 @@ import vllmrace.races.Race;
  */
 public final class LincheckRun {
     /**
-     * Invocations for a race scenario. Every reported variant so far fails within 15 (see results/); Lincheck
-     * 3.7 does not stop when a scenario's few step interleavings are exhausted, so a larger budget mostly
-     * re-explores them (the deep profile multiplies it by 10).
+     * Invocations for a race scenario at most. The check stops as soon as the invocations have run every step
+     * interleaving the scenario has (counted by the enumerator), so a small scenario costs only what its coverage
+     * needs; a larger one (hundreds of interleavings, covered in full by the enumerator) runs the whole budget. Every
+     * reported variant so far fails within 35 invocations (see results/). The deep profile multiplies it by 10.
      */
-    public static final int SCENARIO_BUDGET = 100;
+    public static final int SCENARIO_BUDGET = 400;
+
+    /**
+     * Invocations for a scenario that has more step interleavings than {@link LincheckVerdicts#SMALL_SCENARIO}: Lincheck
+     * covers only part of them in any affordable budget, and the step enumerator runs them all.
+     */
+    public static final int LARGE_SCENARIO_BUDGET = 100;
+
+    /** The budget for a scenario of {@code interleavings} step interleavings, scaled by the deep profile. */
+    public static int budgetFor(int interleavings) {
+        return scaled(interleavings <= LincheckVerdicts.SMALL_SCENARIO ? SCENARIO_BUDGET : LARGE_SCENARIO_BUDGET);
+    }
 
     private LincheckRun() {
     }
 
     /**
-     * Model checks {@code race}'s two actors in parallel, then its arbiter, under {@code fixes}.
-     * Each coroutine step is atomic (it runs under the event loop upstream), so Lincheck switches threads
-     * only where upstream awaits: the interleavings it explores are the ones asyncio allows.
+     * Model checks the subject's two actors in parallel, then its arbiter. Each coroutine step is atomic (it runs
+     * under the event loop upstream), so Lincheck switches threads only where upstream awaits: the interleavings it
+     * explores are the ones asyncio allows. What each invocation judged is in the result; {@link LincheckVerdicts}
+     * reads the verdict from it.
      */
-    public static LincheckResult checkScenario(Race race, FixSet fixes, int budget) {
-        ScenarioUnderCheck.configure(race, fixes);
+    public static LincheckResult checkScenario(Subject subject, int budget) {
+        int interleavings = AllInterleavings.distinctStepSequences(subject::newScenario);
+        ScenarioUnderCheck.configure(subject, interleavings);
         ExecutionScenario scenario = scenario(List.of(),
                 List.of(call(ScenarioUnderCheck.class, "actor1")), List.of(call(ScenarioUnderCheck.class, "actor2")),
                 List.of(call(ScenarioUnderCheck.class, "arbiter")));
         ModelCheckingOptions options = modelChecking(budget)
                 // the scenario's arbiter runs alone after both threads: nothing to interleave, so its accesses need no
                 // tracking (the guarantee must name the scenario classes; on the Lincheck operation it has no effect)
-                .addGuarantee(ManagedStrategyGuaranteeKt.forClasses(LincheckRun::isScenarioClass).methods("arbiter").ignore())
+                .addGuarantee(ManagedStrategyGuaranteeKt.forClasses(LincheckRun::isScenarioClass).methods("arbiter", "judge").ignore())
                 .iterations(0)
                 .addCustomScenario(scenario)
                 .sequentialSpecification(ScenarioUnderCheck.SequentialSpecification.class);
-        LincheckResult result = check(race.name() + " scenario " + fixes, ScenarioUnderCheck.class, options, budget);
-        String last = RunRecorder.lastOutcome();
-        if (result.failed() && last != null && race.outcome(last).violation()) {
-            // Lincheck stops at the failing invocation: the last one recorded is the counterexample
-            result = result.withSteps(RunRecorder.lastSteps(), RunRecorder.lastViolations());
+        LincheckResult result = check(subject.label(), ScenarioUnderCheck.class, options, budget);
+        if (RunRecorder.stoppedOnCompleteCoverage()) {
+            result = result.stoppedOnCompleteCoverage();
         }
-        return result.withCoverage(new LincheckResult.Coverage(RunRecorder.distinctRuns(),
-                AllInterleavings.distinctStepSequences(() -> race.scenario(fixes)), RunRecorder.lastNewRunAt()));
+        return result.withCoverage(new LincheckResult.Coverage(RunRecorder.distinctRuns(), interleavings,
+                RunRecorder.lastNewRunAt()));
     }
 
     /**
@@ -109,6 +120,7 @@ public final class LincheckRun {
         int detailed = full.indexOf("\nDetailed trace:");
         String report = detailed < 0 ? full : full.substring(0, detailed);
         return new LincheckResult(name, failure != null, RunRecorder.invocations(), budget, wallMillis,
-                report.strip(), full, List.of(), List.of(), LincheckResult.Coverage.UNKNOWN);
+                report.strip(), full, List.of(), List.of(), LincheckResult.Coverage.UNKNOWN, RunRecorder.outcomes(),
+                RunRecorder.firstByOutcome(), RunRecorder.last());
     }
 }

@@ -1,24 +1,29 @@
 package vllmrace.lincheck.verdict;
 
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-
-import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Counts model-checking invocations and the distinct step sequences they ran, and keeps the last one's step log,
- * detector findings and outcome. Lincheck restores
- * static state it tracks after every invocation, so {@link LincheckRun} tells Lincheck to ignore this
- * class: what it records survives the run.
+ * What a model-checking run did, invocation by invocation: how many, the distinct step sequences they ran, each
+ * outcome's count and the first invocation that ended in it, and the last one (the failing one, when Lincheck stops at
+ * a failure). Lincheck restores static state it tracks after every invocation, so
+ * {@link LincheckRun} tells Lincheck to ignore this class: what it records survives the run.
  */
 public final class RunRecorder {
+    /** One invocation as the model saw it: its number, steps, detector findings, outcome and an unexpected actor failure. */
+    public record Run(long invocation, List<String> steps, List<String> violations, String outcome, String actorFailure) {
+    }
+
     private static final AtomicLong INVOCATIONS = new AtomicLong();
-    private static volatile List<String> lastSteps = List.of();
-    private static volatile List<String> lastViolations = List.of();
-    private static volatile String lastOutcome;
     private static final Set<List<String>> DISTINCT_RUNS = ConcurrentHashMap.newKeySet();
+    private static final Map<String, Long> OUTCOMES = new ConcurrentHashMap<>();
     private static volatile long lastNewRunAt;
+    private static final Map<String, Run> FIRST_BY_OUTCOME = new ConcurrentHashMap<>();
+    private static volatile Run last;
+    private static volatile boolean coverageComplete;
 
     private RunRecorder() {
     }
@@ -27,29 +32,36 @@ public final class RunRecorder {
         INVOCATIONS.incrementAndGet();
     }
 
-    /** One invocation's model steps after the set-up (actors and arbiter): distinct ones = step interleavings seen. */
-    public static void recordRun(List<String> steps, List<String> detected, String outcome) {
-        if (DISTINCT_RUNS.add(List.copyOf(steps))) {
-            lastNewRunAt = INVOCATIONS.get();
+    /**
+     * One invocation's model steps after the set-up (actors and arbiter), and the name of what its arbiter judged
+     * (whether that is a violation is decided after the check: it reads annotations by reflection, which Lincheck
+     * would see as non-determinism inside a tracked operation). True when no earlier invocation ran these steps.
+     */
+    public static boolean recordRun(List<String> steps, List<String> violations, String outcome, String actorFailure) {
+        Run run = new Run(INVOCATIONS.get(), List.copyOf(steps), List.copyOf(violations), outcome, actorFailure);
+        boolean added = DISTINCT_RUNS.add(run.steps());
+        if (added) {
+            lastNewRunAt = run.invocation();
         }
-        lastSteps = List.copyOf(steps);
-        lastViolations = List.copyOf(detected);
-        lastOutcome = outcome;
+        OUTCOMES.merge(outcome, 1L, Long::sum);
+        FIRST_BY_OUTCOME.putIfAbsent(outcome, run);
+        last = run;
+        return added;
+    }
+
+    static void reset() {
+        INVOCATIONS.set(0);
+        DISTINCT_RUNS.clear();
+        OUTCOMES.clear();
+        lastNewRunAt = 0;
+        FIRST_BY_OUTCOME.clear();
+        last = null;
+        coverageComplete = false;
     }
 
     /** The invocation that ran the last step sequence not seen before (later ones only repeated earlier ones). */
     static long lastNewRunAt() {
         return lastNewRunAt;
-    }
-
-
-    static void reset() {
-        INVOCATIONS.set(0);
-        lastSteps = List.of();
-        lastViolations = List.of();
-        lastOutcome = null;
-        DISTINCT_RUNS.clear();
-        lastNewRunAt = 0;
     }
 
     static int distinctRuns() {
@@ -60,18 +72,26 @@ public final class RunRecorder {
         return INVOCATIONS.get();
     }
 
-    /** The model steps of the last invocation (after a failure: the failing one, which Lincheck stops at). */
-    static List<String> lastSteps() {
-        return lastSteps;
+    /** Outcome name → invocations that ended in it. */
+    static Map<String, Long> outcomes() {
+        return Map.copyOf(OUTCOMES);
     }
 
-    /** What the detectors recorded in the last invocation. */
-    static List<String> lastViolations() {
-        return lastViolations;
+    /** The run stopped because every step interleaving had been explored. */
+    static void coverageComplete() {
+        coverageComplete = true;
     }
 
-    /** The outcome the last invocation's arbiter returned, or null. */
-    static String lastOutcome() {
-        return lastOutcome;
+    static boolean stoppedOnCompleteCoverage() {
+        return coverageComplete;
+    }
+
+    static Run last() {
+        return last;
+    }
+
+    /** The first invocation that ended in each outcome. */
+    static Map<String, Run> firstByOutcome() {
+        return Map.copyOf(FIRST_BY_OUTCOME);
     }
 }

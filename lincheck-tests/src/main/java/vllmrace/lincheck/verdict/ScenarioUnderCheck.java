@@ -1,22 +1,43 @@
 package vllmrace.lincheck.verdict;
 
+import java.util.Arrays;
 import java.util.Objects;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.jetbrains.lincheck.datastructures.Operation;
-import vllmrace.model.fix.FixSet;
-import vllmrace.races.Race;
+import vllmrace.races.OutcomeKind;
 import vllmrace.races.RaceScenario;
+import vllmrace.races.Subject;
 
 /**
  * A race's scenario as a Lincheck test class: the two actors are operations run in parallel, the arbiter an
- * operation run after them. Its result is the outcome's name; every sequential order of the actors gives a
- * non-violating outcome, so a violating one shows up as "invalid execution results" with its interleaving.
+ * operation run after them. Its result is the judged outcome's name; every sequential order of a reported variant's
+ * actors gives a non-violating outcome, so a violating one shows up as "invalid execution results" with its
+ * interleaving. Every invocation is also recorded ({@link RunRecorder}), so a verdict never rests on Lincheck's
+ * comparison alone: a modelling error or an arbiter that throws is seen even where the sequential specification
+ * agrees with it.
  *
- * <p>Lincheck builds instances with the no-arg constructor, so {@link LincheckRun} sets the race and fixes
- * before each check (Lincheck runs one check at a time).
+ * <p>Lincheck builds instances with the no-arg constructor, so {@link LincheckRun} sets the subject before each check
+ * (Lincheck runs one check at a time).
  */
 public class ScenarioUnderCheck {
-    private static volatile Race race;
-    private static volatile FixSet fixes;
+    /** The result of an invocation whose arbiter threw. */
+    static final String ARBITER_THREW = "ARBITER_THREW";
+
+    private static volatile Subject subject;
+    private static volatile int stopAtDistinctRuns;
+    private static volatile Set<String> cleanOutcomes = Set.of();
+
+    /**
+     * Thrown by the arbiter once the invocations have run every step interleaving the scenario has: Lincheck 3.7 cannot
+     * be told to stop, but an operation result no sequential run gives makes it stop there. {@link LincheckRun} reads
+     * such a stop as "every interleaving explored", never as a failure.
+     */
+    static final class CoverageComplete extends RuntimeException {
+        CoverageComplete() {
+            super("every step interleaving of the scenario has been explored", null, false, false);
+        }
+    }
 
     private final RaceScenario scenario;
     private final boolean counted;
@@ -30,12 +51,16 @@ public class ScenarioUnderCheck {
         if (counted) {
             RunRecorder.countInvocation();
         }
-        scenario = race.scenario(fixes);
+        scenario = subject.newScenario();
     }
 
-    static void configure(Race race, FixSet fixes) {
-        ScenarioUnderCheck.race = Objects.requireNonNull(race, "race");
-        ScenarioUnderCheck.fixes = Objects.requireNonNull(fixes, "fixes");
+    /** The subject of the next check; with {@code stopAt > 0}, stop once that many distinct step sequences ran. */
+    static void configure(Subject subject, int stopAt) {
+        ScenarioUnderCheck.subject = Objects.requireNonNull(subject, "subject");
+        ScenarioUnderCheck.stopAtDistinctRuns = stopAt;
+        // read here, outside the check: the outcome annotations are read by reflection
+        ScenarioUnderCheck.cleanOutcomes = Arrays.stream(subject.race().outcomes())
+                .filter(o -> o.kind() == OutcomeKind.CLEAN).map(o -> ((Enum<?>) o).name()).collect(Collectors.toSet());
     }
 
     @Operation
@@ -50,12 +75,23 @@ public class ScenarioUnderCheck {
 
     @Operation
     public String arbiter() {
-        String outcome = ((Enum<?>) scenario.arbiter()).name();
+        String outcome;
+        try {
+            outcome = ((Enum<?>) scenario.judge()).name();
+        } catch (RuntimeException e) {
+            outcome = ARBITER_THREW + ": " + e;
+        }
         if (counted) {
-            // whether the outcome is a violation is decided after the check, outside Lincheck's view
-            // (RaceOutcome reads annotations by reflection, which Lincheck sees as non-deterministic)
+            RuntimeException failure = scenario.unexpectedActorFailure();
             RunRecorder.recordRun(scenario.stepLog().entriesSince(scenario.setupSteps()),
-                    scenario.violations().stream().map(Object::toString).toList(), outcome);
+                    scenario.violations().stream().map(Object::toString).toList(), outcome,
+                    failure == null ? null : failure.toString());
+            // stop on a clean invocation once every interleaving ran (Lincheck replays the stopping invocation, which
+            // stops again); a violating or broken one must fail as itself, with its own trace
+            if (cleanOutcomes.contains(outcome) && stopAtDistinctRuns > 0 && RunRecorder.distinctRuns() >= stopAtDistinctRuns) {
+                RunRecorder.coverageComplete();
+                throw new CoverageComplete();
+            }
         }
         return outcome;
     }

@@ -13,9 +13,11 @@ import vllmrace.races.Variant;
 import vllmrace.races.Verdict;
 
 /**
- * Turns JCStress results into verdicts. An outcome counts as the race when the race's own outcome enum says
- * {@link RaceOutcome#violation()}: the model's classification, not JCStress's grading, decides; the
- * ACCEPTABLE_INTERESTING / FORBIDDEN annotations are for people reading JCStress's report.
+ * Turns JCStress results into verdicts: the one verdict path of this engine, called by the tests and the catalogue.
+ * An outcome counts as the race when the race's own outcome enum says {@link RaceOutcome#violation()}: the model's
+ * classification, not JCStress's grading, decides (the generated tests' ACCEPTABLE_INTERESTING / FORBIDDEN are for
+ * people reading JCStress's report). A single sample that ends in the modelling-error outcome makes the verdict a
+ * harness error, as does a JCStress TEST_ERROR / VM_ERROR / TIMEOUT.
  */
 public final class JcstressVerdicts {
     /** Every JCStress test of the suite. */
@@ -24,13 +26,21 @@ public final class JcstressVerdicts {
     private JcstressVerdicts() {
     }
 
-    /** The regex selecting the JCStress tests of these races (both variants). */
-    public static String regexFor(List<Race> races) {
+    /** The regex selecting the JCStress tests of these races (every JCStress variant), and of these extra tests. */
+    public static String regexFor(List<Race> races, List<String> extraTests) {
         List<String> names = new ArrayList<>();
         for (Race race : races) {
-            names.add(("vllmrace.stress." + race.component().packageName() + "." + race.name() + ".").replace(".", "\\.") + ".*");
+            names.add((race.jcstressClassName() + ".").replace(".", "\\.") + ".*");
+        }
+        for (String test : extraTests) {
+            names.add(test.replace(".", "\\.") + "$");
         }
         return String.join("|", names);
+    }
+
+    /** The JCStress variants of a race: those of {@link Engine#JCSTRESS} the catalogue expects something of. */
+    public static List<Variant> variants(Race race) {
+        return Engine.JCSTRESS.variants().stream().filter(v -> race.expected(v) != Expectation.NOT_APPLICABLE).toList();
     }
 
     /** Launches after the first for a reported variant that showed no violating sample yet. */
@@ -43,7 +53,13 @@ public final class JcstressVerdicts {
      * a fixed variant is never re-run, so its clean verdict rests on its one launch.
      */
     public static JcstressResults runUntilObserved(JcstressRun run, List<Race> races) throws IOException, InterruptedException {
-        JcstressResults results = run.run(regexFor(races));
+        return runUntilObserved(run, races, List.of());
+    }
+
+    /** As {@link #runUntilObserved(JcstressRun, List)}, with {@code extraTests} (the harness self-test) in the first launch. */
+    public static JcstressResults runUntilObserved(JcstressRun run, List<Race> races, List<String> extraTests)
+            throws IOException, InterruptedException {
+        JcstressResults results = run.run(regexFor(races, extraTests));
         for (int launch = 1; launch <= EXTRA_LAUNCHES; launch++) {
             List<String> missing = new ArrayList<>();
             for (Race race : races) {
@@ -61,7 +77,11 @@ public final class JcstressVerdicts {
     }
 
     public static Verdict verdict(Race race, Variant variant, JcstressResults results) {
-        String test = race.jcstressTestName(variant);
+        return verdict(race, variant, race.jcstressTestName(variant), results);
+    }
+
+    /** The verdict of JCStress test {@code test}, which runs {@code race}'s scenario (or a self-test of it). */
+    public static Verdict verdict(Race race, Variant variant, String test, JcstressResults results) {
         JcstressTestResult result = results.get(test);
         if (result == null || result.totalSamples() == 0) {
             return new Verdict(race, Engine.JCSTRESS, variant, Observed.NO_RESULTS, 0, 0, "no results",
@@ -73,13 +93,21 @@ public final class JcstressVerdicts {
                     "status " + result.statuses(), String.join("\n", result.messages()));
         }
         long violating = 0;
+        long modellingErrors = 0;
         StringBuilder detail = new StringBuilder();
         for (Map.Entry<String, Long> state : result.counts().entrySet()) {
             RaceOutcome outcome = race.outcome(state.getKey());
             if (outcome.violation()) {
                 violating += state.getValue();
+            } else if (outcome.modellingError()) {
+                modellingErrors += state.getValue();
             }
             detail.append(detail.length() == 0 ? "" : ", ").append(state.getKey()).append('=').append(state.getValue());
+        }
+        if (modellingErrors > 0) {
+            return new Verdict(race, Engine.JCSTRESS, variant, Observed.HARNESS_ERROR, result.totalSamples(), violating,
+                    String.format("%,d of %,d samples ended in a modelling error", modellingErrors, result.totalSamples()),
+                    test + ": " + detail + " (" + race.modellingError() + ": " + race.modellingError().meaning() + ")");
         }
         Observed observed = violating > 0 ? Observed.BUG_FOUND : Observed.CLEAN;
         String figures = String.format("%,d samples, %,d violating", result.totalSamples(), violating)
