@@ -9,6 +9,7 @@ import vllmrace.lincheck.verdict.LincheckResult;
 import vllmrace.model.fix.FixSet;
 import vllmrace.races.Component;
 import vllmrace.races.Race;
+import vllmrace.races.Shard;
 import vllmrace.races.Variant;
 
 /**
@@ -64,5 +65,31 @@ public enum LinearizabilityCheck {
     /** The check with every fix ON: must pass. */
     public LincheckResult runFixed() {
         return check.apply(FixSet.all());
+    }
+
+    /** One cell: a check with a race's reported switches (must fail), or with every fix ON ({@code race} null, must pass). */
+    public record Cell(LinearizabilityCheck check, Race race) {
+        @Override
+        public String toString() {
+            return check + (race == null ? " [every fix on]" : " [" + race + " reported]");
+        }
+    }
+
+    /**
+     * The cells of a shard: a race's reported cells go with the race, a check's every-fix cell by the check's ordinal.
+     */
+    public static List<Cell> cells(Shard shard) {
+        List<Cell> cells = new java.util.ArrayList<>();
+        for (LinearizabilityCheck check : values()) {
+            for (Race race : check.races) {
+                if (shard.includes(race)) {
+                    cells.add(new Cell(check, race));
+                }
+            }
+            if (shard.includesIndex(check.ordinal())) {
+                cells.add(new Cell(check, null));
+            }
+        }
+        return cells;
     }
 }

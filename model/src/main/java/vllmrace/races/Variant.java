@@ -23,6 +23,12 @@ public enum Variant {
         return label;
     }
 
+    /** The label: display names of the tests read {@code <Race> [<engine>, <variant>]}. */
+    @Override
+    public String toString() {
+        return label;
+    }
+
     /** The nested class name a harness uses for this variant. */
     public String className() {
         return className;

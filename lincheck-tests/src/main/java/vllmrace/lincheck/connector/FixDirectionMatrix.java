@@ -34,6 +34,11 @@ public final class FixDirectionMatrix {
      */
     public static final int COMBINATION_BUDGET = 40;
 
+    /** The matrix belongs to the shard of the race whose scenario it runs. */
+    public static boolean inShard(vllmrace.races.Shard shard) {
+        return shard.includes(vllmrace.races.Race.LateLoadCompletionUnion);
+    }
+
     /** The three seed-003 directions, in the seed's order. */
     public static final List<Fix> DIRECTIONS = List.of(Fix.MULTI_CONNECTOR_LOAD_DEDUP, Fix.NIXL_PIN_PULL_BLOCKS,
             Fix.SCHEDULER_SKIP_LATE_REPORT);

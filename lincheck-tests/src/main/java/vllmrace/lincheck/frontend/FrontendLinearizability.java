@@ -12,7 +12,7 @@ import vllmrace.model.fix.FixSet;
  */
 public final class FrontendLinearizability {
     /** Random scenarios per check and invocations per scenario (times {@code vllmrace.lincheck.scale}). */
-    public static final int ITERATIONS = 4;
+    public static final int ITERATIONS = 2;
     public static final int INVOCATIONS_PER_ITERATION = 60;
 
     private FrontendLinearizability() {

@@ -15,7 +15,7 @@ import vllmrace.model.fix.FixSet;
  * scheduler race, make sure each race's window is in the explored space.
  */
 public final class SchedulerLinearizability {
-    public static final int ITERATIONS = 6;
+    public static final int ITERATIONS = 3;
     public static final int INVOCATIONS_PER_ITERATION = 30;
 
     private SchedulerLinearizability() {

@@ -43,7 +43,7 @@ public record LincheckResult(String check, boolean failed, long invocations, int
 
         @Override
         public String toString() {
-            return seen + " of the scenario's " + total + " step interleavings among them"
+            return seen + " of the scenario's " + total + " distinct step sequences among them"
                     + (complete() ? " (all seen by invocation " + lastNewAt + ")" : "");
         }
     }
@@ -78,7 +78,7 @@ public record LincheckResult(String check, boolean failed, long invocations, int
         }
         if (coverage().complete() && invocations < budget) {
             return invocations + " invocations, stopped once all " + coverage().total()
-                    + " step interleavings of the scenario were among them (budget " + budget + ")";
+                    + " distinct step sequences of the scenario were among them (budget " + budget + ")";
         }
         String coverage = coverage().known() ? "; " + coverage() : "";
         if (exhausted()) {

@@ -61,8 +61,8 @@ public final class LincheckVerdicts {
             LincheckResult withTrace = result.withSteps(run.steps(), run.violations());
             long count = count(race, result, outcome -> outcome != null && outcome.violation());
             return new Checked(new Verdict(race, Engine.LINCHECK, subject.variant(), Observed.BUG_FOUND, result.invocations(),
-                    count, "violated in invocation " + run.invocation() + " of " + result.invocations() + " ("
-                    + (result.failed() ? "Lincheck failed there" : "Lincheck passed it: a sequential order gives it too") + ")",
+                    count, "invocation " + run.invocation() + " of " + result.invocations() + " violated; "
+                    + (result.failed() ? "Lincheck failed there" : "Lincheck passed it: a sequential order gives it too"),
                     result.report()), withTrace);
         }
         if (result.invocations() == 0) {

@@ -9,6 +9,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import vllmrace.races.Shard;
 import vllmrace.lincheck.connector.AggregatorLinearizability.Mode;
 import vllmrace.lincheck.verdict.LincheckResult;
 import vllmrace.model.fix.Fix;
@@ -22,6 +23,11 @@ import vllmrace.model.fix.FixSet;
  * sequential order, so its failing proves nothing about the interleavings explored.
  */
 class AggregatorLinearizabilityTest {
+
+    @org.junit.jupiter.api.BeforeAll
+    static void inThisShard() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Shard.current().includesIndex(vllmrace.lincheck.LinearizabilityCheck.CONNECTOR.ordinal()), "the CONNECTOR every-fix cell is another shard's");
+    }
 
     /** Upstream's recv union, with only MULTI_CONNECTOR_LOAD_DEDUP off: R is reported before its last load completes. */
     @Test

@@ -3,7 +3,7 @@ package vllmrace.races.derive;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
+import vllmrace.races.Cells;
 import vllmrace.races.Engine;
 import vllmrace.races.Expectation;
 import vllmrace.races.Race;
@@ -48,18 +48,13 @@ public final class JcstressSources {
         Files.writeString(file, source);
     }
 
-    /** The JCStress variants of a race: those the JCStress engine judges and the catalogue expects something of. */
-    static List<Variant> variants(Race race) {
-        return Engine.JCSTRESS.variants().stream().filter(v -> race.expected(v) != Expectation.NOT_APPLICABLE).toList();
-    }
-
     static String source(Race race) {
         String pkg = race.jcstressClassName().substring(0, race.jcstressClassName().lastIndexOf('.'));
         StringBuilder java = header(pkg);
         java.append("/**\n").append(comment("Generated from the race registry by JcstressSources; do not edit. The race's story, "
                 + "from its scenario's header (" + race.scenarioClass().getName() + "):\n\n" + race.story())).append(" */\n");
         java.append("public class ").append(race.name()).append(" {\n");
-        for (Variant variant : variants(race)) {
+        for (Variant variant : Cells.variants(Engine.JCSTRESS, race)) {
             java.append(test(race, variant, "Race." + race.name() + ".scenario(Variant." + variant.name() + ")",
                     "Race." + race.name() + " " + variant.label()));
         }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import vllmrace.races.Cells;
 import vllmrace.races.Engine;
 import vllmrace.races.Expectation;
 import vllmrace.races.Observed;
@@ -40,7 +41,7 @@ public final class JcstressVerdicts {
 
     /** The JCStress variants of a race: those of {@link Engine#JCSTRESS} the catalogue expects something of. */
     public static List<Variant> variants(Race race) {
-        return Engine.JCSTRESS.variants().stream().filter(v -> race.expected(v) != Expectation.NOT_APPLICABLE).toList();
+        return Cells.variants(Engine.JCSTRESS, race);
     }
 
     /** Launches after the first for a reported variant that showed no violating sample yet. */
