@@ -1,16 +1,9 @@
 package vllmrace.catalogue;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.stream.Stream;
 import vllmrace.evidence.ResultsDir;
 import vllmrace.lincheck.LinearizabilityCheck;
 import vllmrace.lincheck.connector.FixDirectionMatrix;
@@ -19,12 +12,14 @@ import vllmrace.lincheck.verdict.LincheckResult;
 import vllmrace.lincheck.verdict.LincheckRun;
 import vllmrace.lincheck.verdict.LincheckVerdicts;
 import vllmrace.lincheck.verdict.TraceStore;
+import vllmrace.races.Cells;
 import vllmrace.races.Engine;
 import vllmrace.races.Expectation;
 import vllmrace.races.FixMatrix;
 import vllmrace.races.InterleavingVerdicts;
 import vllmrace.races.Observed;
 import vllmrace.races.Race;
+import vllmrace.races.Shard;
 import vllmrace.races.Variant;
 import vllmrace.races.Verdict;
 import vllmrace.stress.verdict.JcstressResults;
@@ -32,135 +27,199 @@ import vllmrace.stress.verdict.JcstressRun;
 import vllmrace.stress.verdict.JcstressVerdicts;
 
 /**
- * The race catalogue: reproduces races and writes the evidence under results/. With no argument, every
- * race; with race ids (or upstream references such as {@code #15326}), only those. For each race it prints a
- * progress line, the verdict per engine and variant, and for each failure the interleaving; it exits non-zero
- * when any verdict differs from the catalogue's expectation.
+ * The race catalogue ({@code ./catalogue}, which builds the suite once and runs this class directly): reproduces the
+ * selected races under every engine and fix set with the verdict paths the tests use, prints a line per race as it
+ * starts and ends (elapsed, and an estimate of what is left from the last run's timings), each counterexample's model
+ * steps and detector findings, and merges the evidence into results/: a partial run replaces only its own races'
+ * rows, traces, replays and JCStress pages. Exit status: 0 every verdict as expected, 1 some differ (listed at the end),
+ * 2 bad input.
  */
 public final class Catalogue {
+    private final CatalogueOptions options;
     private final Path results = ResultsDir.get();
     private final List<String> mismatches = new ArrayList<>();
+    private final Terminal out = new Terminal();
 
-    public static void main(String[] args) throws Exception {
-        if (args.length == 1 && args[0].equals("--render")) {
-            new Catalogue().render();
+    Catalogue(CatalogueOptions options) {
+        this.options = options;
+    }
+
+    public static void main(String[] args) {
+        CatalogueOptions options;
+        try {
+            options = CatalogueOptions.parse(args);
+        } catch (CatalogueOptions.UsageException e) {
+            System.err.println("catalogue: " + e.getMessage());
+            System.exit(2);
             return;
         }
-        List<Race> races = select(args);
-        int status = new Catalogue().run(races);
-        System.exit(status);
+        if (options.deep()) {
+            System.setProperty("vllmrace.jcstress.args", "-m quick");
+            System.setProperty("vllmrace.lincheck.scale", "10");
+        }
+        try {
+            Catalogue catalogue = new Catalogue(options);
+            int status = switch (options.command()) {
+                case HELP -> {
+                    System.out.print(CatalogueOptions.HELP);
+                    yield 0;
+                }
+                case LIST -> catalogue.list();
+                case RENDER -> catalogue.render();
+                case HIT_RATES -> new HitRates(catalogue.results, options.races(), options.runs()).run();
+                case RUN -> catalogue.run();
+            };
+            System.exit(status);
+        } catch (Exception e) {
+            System.err.println("catalogue: internal error, not a verdict: " + e);
+            e.printStackTrace();
+            System.exit(1);
+        }
+    }
+
+    /** Every race, its component and upstream reference, and its vLLM-main verdict: expected, and as last computed. */
+    int list() {
+        ResultsTables tables = ResultsTables.load(results);
+        List<List<String>> rows = new ArrayList<>();
+        rows.add(List.of("race", "component", "upstream", "vLLM main (expected)", "vLLM main (last run)"));
+        for (Race race : options.races()) {
+            List<String> last = tables.verdicts().get(race.name(), Engine.ENUMERATOR.label(), Variant.UPSTREAM_MAIN.label());
+            rows.add(List.of(race.name(), race.component().packageName(), race.upstream(),
+                    race.expectedLabel(Variant.UPSTREAM_MAIN), last == null ? "not run" : last.get(4)));
+        }
+        int[] width = new int[rows.get(0).size()];
+        rows.forEach(r -> { for (int i = 0; i < width.length; i++) { width[i] = Math.max(width[i], r.get(i).length()); } });
+        for (List<String> r : rows) {
+            StringBuilder line = new StringBuilder();
+            for (int i = 0; i < width.length; i++) {
+                line.append(i == width.length - 1 ? r.get(i) : String.format("%-" + (width[i] + 2) + "s", r.get(i)));
+            }
+            out.line(line.toString());
+        }
+        return 0;
     }
 
     /** Re-renders results/README.md and the README race table from the saved tables, running nothing. */
-    void render() throws IOException {
+    int render() throws IOException {
         ResultsReadme readme = ResultsTables.load(results).readme(results);
         readme.write();
         ReadmeRaceTable.rewrite(results.getParent().resolve("README.md"), readme);
+        out.line("Rendered " + results.resolve("README.md") + " and the README race table from results/*.tsv");
+        return 0;
     }
 
-    /** The races the arguments name (every race for none); a reference naming several selects them all and says so. */
-    static List<Race> select(String[] args) {
-        Set<Race> races = new LinkedHashSet<>();
-        for (String arg : args) {
-            for (String id : arg.split("[\\s,]+")) {
-                if (!id.isBlank()) {
-                    List<Race> named = Race.lookup(id);
-                    if (named.size() > 1) {
-                        System.out.println("'" + id + "' names " + named.size() + " races: "
-                                + named.stream().map(Enum::name).collect(java.util.stream.Collectors.joining(", ")));
-                    }
-                    races.addAll(named);
-                }
-            }
-        }
-        return races.isEmpty() ? List.of(Race.values()) : List.copyOf(races);
-    }
-
-    int run(List<Race> races) throws IOException, InterruptedException {
-        System.out.println("Race catalogue: " + races.size() + " race(s), evidence in " + results);
+    int run() throws IOException, InterruptedException {
+        List<Race> races = options.races();
         ResultsTables tables = ResultsTables.load(results);
-        Tsv verdicts = tables.verdicts();
-        Tsv matrix = tables.matrix();
-        Tsv linearizability = tables.linearizability();
+        JcstressRun jcstress = JcstressRun.fromSystemProperties();
+        List<LinearizabilityCheck.Cell> linearizability = linearizabilityCells(races);
+        boolean directions = fixDirectionsSelected(races);
+        Progress progress = new Progress(tables, races, linearizability, directions);
+        options.notes().forEach(out::line);
+        out.line("Race catalogue: " + races.size() + " race(s)" + (options.shard().equals(Shard.ALL) ? "" : ", shard " + options.shard())
+                + "; JCStress on " + jcstress.java() + "; evidence merged into " + results);
+        out.line("Estimated " + Progress.clock(progress.estimateLeft()) + " (from the last run's timings)");
         for (Race race : races) {
-            verdicts.removeFirst(race.name());
-            matrix.removeFirst(race.name());
+            tables.verdicts().removeFirst(race.name());
+            tables.matrix().removeFirst(race.name());
         }
 
         int n = 0;
         for (Race race : races) {
-            System.out.printf("%n[%d/%d] %s (%s, %s)%n      %s%n", ++n, races.size(), race.name(),
-                    race.component().packageName(), race.upstream(), race.summary());
-            for (Variant variant : Engine.ENUMERATOR.variants()) {
-                if (race.expected(variant) != Expectation.NOT_APPLICABLE) {
-                    long start = System.nanoTime();
-                    Verdict verdict = InterleavingVerdicts.verdict(race, variant);
-                    record(verdicts, verdict, (System.nanoTime() - start) / 1_000_000);
-                }
+            progress.startRace();
+            out.blank();
+            out.line(String.format("[%d/%d] %s (%s, %s): %s", ++n, races.size(), race.name(), race.component().packageName(),
+                    race.upstream(), race.summary()));
+            for (Variant variant : Cells.variants(Engine.ENUMERATOR, race)) {
+                long start = System.nanoTime();
+                Verdict verdict = InterleavingVerdicts.verdict(race, variant);
+                record(tables.verdicts(), verdict, (System.nanoTime() - start) / 1_000_000);
             }
-            for (Variant variant : Engine.LINCHECK.variants()) {
-                if (race.expected(variant) == Expectation.NOT_APPLICABLE) {
-                    continue;
-                }
+            for (Variant variant : Cells.variants(Engine.LINCHECK, race)) {
                 LincheckVerdicts.Checked checked = LincheckVerdicts.check(race, variant);
-                record(verdicts, checked.verdict(), checked.result().wallMillis());
+                record(tables.verdicts(), checked.verdict(), checked.result().wallMillis());
                 if (checked.verdict().observed() == Observed.BUG_FOUND && variant == Variant.REPORTED) {
-                    TraceStore.save(results, race, variant, checked.result());
-                    printInterleaving(checked.result());
+                    Path trace = TraceStore.save(results, race, variant, checked.result());
+                    printCounterexample(checked.result(), trace);
                 }
             }
+            int cells = 0;
             for (FixMatrix.Cell cell : FixMatrix.row(race)) {
-                matrix.put(List.of(race.name(), cell.column(), cell.observed().label(), cell.figures()));
+                cells++;
+                tables.matrix().put(List.of(race.name(), cell.column(), cell.observed().label(), cell.figures()));
                 Expectation expected = cell.expected();
-                if (cell.observed() == Observed.HARNESS_ERROR
-                        || (expected != null && !expected.name().equals(cell.observed().name()))) {
-                    mismatches.add(race.name() + " fix-switch matrix, fixes " + cell.column() + ": expected "
+                if (cell.observed() == Observed.HARNESS_ERROR || (expected != null && !expected.name().equals(cell.observed().name()))) {
+                    mismatch(race.name() + " fix-switch matrix, fixes " + cell.column() + ": expected "
                             + (expected == null ? "no modelling error" : expected.label()) + ", observed " + cell.figures());
                 }
             }
-            System.out.println("      fix-switch matrix: every step interleaving, for " + FixMatrix.columns().size() + " fix sets");
+            out.detail("fix-switch matrix: " + cells + " fix sets, every step interleaving of each");
+            out.detail(progress.endRace());
         }
 
-        for (LinearizabilityCheck check : LinearizabilityCheck.values()) {
-            for (Race race : check.races()) {
-                if (races.contains(race)) {
-                    System.out.printf("%nLinearizability, %s, %s reported ...%n", check.name(), race.name());
-                    recordLinearizability(linearizability, check, race.name() + " reported", Expectation.BUG_FOUND, check.runReported(race));
-                }
-            }
-            if (check.races().stream().anyMatch(races::contains)) {
-                System.out.printf("%nLinearizability, %s, every fix on ...%n", check.name());
-                recordLinearizability(linearizability, check, "all fixes", Expectation.CLEAN, check.runFixed());
-            }
+        if (!linearizability.isEmpty()) {
+            out.blank();
+            out.line("Linearizability checks: " + linearizability.size() + " cell(s)");
         }
-
-        if (races.contains(Race.LateLoadCompletionUnion) || races.contains(Race.PullIntoFreedBlocks)) {
+        for (LinearizabilityCheck.Cell cell : linearizability) {
+            LincheckResult result = cell.race() == null ? cell.check().runFixed() : cell.check().runReported(cell.race());
+            recordLinearizability(tables.linearizability(), cell, result);
+            progress.add(result.wallMillis());
+        }
+        if (directions) {
             fixDirections();
         }
 
-        System.out.printf("%nJCStress: %d race(s), both variants, in one launch (%s) ...%n", races.size(),
-                String.join(" ", JcstressRun.fromSystemProperties().settings()));
-        JcstressRun jcstress = JcstressRun.fromSystemProperties();
+        out.blank();
+        out.line("JCStress: " + races.size() + " race(s), their JCStress variants in one launch (" + String.join(" ", jcstress.settings())
+                + ", on " + jcstress.java() + "), about " + Progress.clock(progress.jcstressEstimate()) + " ...");
         JcstressResults stress = JcstressVerdicts.runUntilObserved(jcstress, races);
         for (Race race : races) {
             for (Variant variant : JcstressVerdicts.variants(race)) {
-                record(verdicts, JcstressVerdicts.verdict(race, variant, stress), stress.wallMillis());
+                record(tables.verdicts(), JcstressVerdicts.verdict(race, variant, stress), stress.wallMillis(), race.name() + ", ");
             }
         }
-        copyHtmlReport(stress.htmlReport());
+        JcstressReportPages.merge(stress.htmlReport(), results.resolve("jcstress-report"), races, tables.verdicts());
 
         tables.write();
         ResultsReadme readme = tables.readme(results);
         readme.write();
         ReadmeRaceTable.rewrite(results.getParent().resolve("README.md"), readme);
-        System.out.println();
+        out.blank();
+        String took = "in " + Progress.clock(progress.elapsed());
         if (mismatches.isEmpty()) {
-            System.out.println("Every verdict matches the catalogue. Evidence: " + results.resolve("README.md"));
+            out.line("Every verdict matches the catalogue (" + races.size() + " race(s), " + took + "). Evidence: " + results.resolve("README.md"));
             return 0;
         }
-        System.out.println(mismatches.size() + " verdict(s) differ from the catalogue:");
-        mismatches.forEach(m -> System.out.println("  " + m));
+        out.line(mismatches.size() + " verdict(s) differ from the catalogue (" + took + "):");
+        mismatches.forEach(m -> out.line("  - " + m));
         return 1;
+    }
+
+    /**
+     * The linearizability cells to run: with a shard, the shard's; otherwise every check's cells of the selected races
+     * and the every-fix cell of each check that covers one of them.
+     */
+    private List<LinearizabilityCheck.Cell> linearizabilityCells(List<Race> races) {
+        if (!options.shard().equals(Shard.ALL)) {
+            return LinearizabilityCheck.cells(options.shard());
+        }
+        List<LinearizabilityCheck.Cell> cells = new ArrayList<>();
+        for (LinearizabilityCheck check : LinearizabilityCheck.values()) {
+            List<Race> covered = check.races().stream().filter(races::contains).toList();
+            covered.forEach(race -> cells.add(new LinearizabilityCheck.Cell(check, race)));
+            if (!covered.isEmpty()) {
+                cells.add(new LinearizabilityCheck.Cell(check, null));
+            }
+        }
+        return cells;
+    }
+
+    private boolean fixDirectionsSelected(List<Race> races) {
+        if (!options.shard().equals(Shard.ALL)) {
+            return FixDirectionMatrix.inShard(options.shard());
+        }
+        return races.contains(Race.LateLoadCompletionUnion) || races.contains(Race.PullIntoFreedBlocks);
     }
 
     /**
@@ -168,90 +227,63 @@ public final class Catalogue {
      * {@link FixDirectionMatrix#EXPECTED}; writes results/fix-directions.md.
      */
     private void fixDirections() {
-        System.out.printf("%nSeed 003 fix-direction matrix: Lincheck (%d invocations per combination) and every step "
-                + "interleaving, 8 combinations ...%n", LincheckRun.scaled(FixDirectionMatrix.COMBINATION_BUDGET));
+        out.blank();
+        out.line("Seed 003 fix-direction matrix: Lincheck (" + LincheckRun.scaled(FixDirectionMatrix.COMBINATION_BUDGET)
+                + " invocations per combination) and every step interleaving, 8 combinations");
         FixDirectionsReport report = FixDirectionsReport.compute();
         List<String> differences = report.mismatches();
-        line(differences.isEmpty(), "fix-direction matrix: " + (differences.isEmpty()
+        out.verdict(differences.isEmpty(), "fix-direction matrix: " + (differences.isEmpty()
                 ? "both computations match the expected matrix"
                 : differences.size() + " cell(s) differ from the expected matrix"));
-        for (String difference : differences) {
-            line(false, "fix-direction matrix, " + difference);
-            mismatches.add("fix-direction matrix, " + difference);
-        }
-        System.out.println("      written to " + report.write(results));
+        differences.forEach(d -> mismatch("fix-direction matrix, " + d));
+        out.detail("written to " + report.write(results));
     }
 
-    private void recordLinearizability(Tsv table, LinearizabilityCheck check, String variant, Expectation expected,
-                                       LincheckResult result) {
+    private void recordLinearizability(Tsv table, LinearizabilityCheck.Cell cell, LincheckResult result) {
+        boolean reported = cell.race() != null;
+        String variant = reported ? cell.race().name() + " reported" : "all fixes";
+        Expectation expected = reported ? Expectation.BUG_FOUND : Expectation.CLEAN;
         Observed observed = result.failed() ? Observed.BUG_FOUND : Observed.CLEAN;
-        boolean ok = expected == Expectation.BUG_FOUND ? result.failed() : !result.failed() && result.invocations() > 0;
-        line(ok, check.name() + " linearizability [" + variant + "]: expected "
-                + (expected == Expectation.BUG_FOUND ? "not linearizable" : "linearizable") + ", " + result.figures());
+        boolean ok = reported ? result.failed() : !result.failed() && result.invocations() > 0;
+        out.verdict(ok, cell.check().name() + " linearizability [" + variant + "]: expected "
+                + (reported ? "not linearizable" : "linearizable") + ", " + result.figures());
         if (!ok) {
-            mismatches.add(check.name() + " linearizability [" + variant + "]: " + result.figures());
+            mismatch(cell.check().name() + " linearizability [" + variant + "]: " + result.figures());
         }
-        table.put(List.of(check.name(), variant, expected.label(), observed.label(), result.figures(),
+        table.put(List.of(cell.check().name(), variant, expected.label(), observed.label(), result.figures(),
                 Long.toString(result.wallMillis())));
-        if (result.failed() && expected == Expectation.BUG_FOUND) {
-            System.out.println(indent(result.report()));
-        }
     }
 
     private void record(Tsv verdicts, Verdict verdict, long wallMillis) {
-        line(verdict.asExpected(), verdict.headline());
+        record(verdicts, verdict, wallMillis, "");
+    }
+
+    private void record(Tsv verdicts, Verdict verdict, long wallMillis, String prefix) {
+        out.verdict(verdict.asExpected(), prefix + verdict.engine().label() + ", " + verdict.variant().label() + ": "
+                + verdict.observedLabel() + " (" + verdict.figures() + ")"
+                + (verdict.asExpected() ? "" : "; expected " + verdict.expectedLabel()));
         if (!verdict.asExpected()) {
-            mismatches.add(verdict.headline());
-            System.out.println(indent(verdict.detail()));
+            mismatch(verdict.headline());
+            out.detail(verdict.detail());
         }
         verdicts.put(List.of(verdict.race().name(), verdict.engine().label(), verdict.variant().label(),
                 verdict.expectedLabel(), verdict.observedLabel(), Long.toString(verdict.runs()),
                 Long.toString(verdict.violatingRuns()), verdict.figures(), Long.toString(wallMillis)));
     }
 
-    private static void line(boolean ok, String text) {
-        System.out.println("      " + (ok ? "[ok]      " : "[MISMATCH]") + " " + text);
+    private void mismatch(String line) {
+        mismatches.add(line);
     }
 
-    private static void printInterleaving(LincheckResult result) {
-        System.out.println("        interleaving (model steps):");
+    /** The counterexample on the terminal: its model steps and the detectors' findings; Lincheck's own table is in the trace. */
+    private void printCounterexample(LincheckResult result, Path trace) {
+        out.detail("counterexample (model steps, in the order they ran):");
         for (int i = 0; i < result.steps().size(); i++) {
-            System.out.printf("          %2d. %s%n", i + 1, result.steps().get(i));
+            out.detail(String.format("  %2d. %s", i + 1, result.steps().get(i)));
         }
         for (String violation : result.violations()) {
-            System.out.println("        detector: " + violation);
+            out.detail("  detector: " + violation);
         }
-        System.out.println(indent(result.report()));
-    }
-
-    private static String indent(String text) {
-        return "        " + text.replace("\n", "\n        ");
-    }
-
-    /** Keeps the last catalogue run's JCStress HTML report under results/jcstress-report/. */
-    private void copyHtmlReport(Path report) throws IOException {
-        Path target = results.resolve("jcstress-report");
-        if (Files.exists(target)) {
-            try (Stream<Path> old = Files.walk(target)) {
-                for (Path p : old.sorted((a, b) -> b.compareTo(a)).toList()) {
-                    Files.delete(p);
-                }
-            }
-        }
-        if (!Files.isDirectory(report)) {
-            return;
-        }
-        try (Stream<Path> files = Files.walk(report)) {
-            for (Path source : files.toList()) {
-                Path dest = target.resolve(report.relativize(source).toString());
-                if (Files.isDirectory(source)) {
-                    Files.createDirectories(dest);
-                } else {
-                    Files.copy(source, dest, StandardCopyOption.REPLACE_EXISTING);
-                }
-            }
-        } catch (UncheckedIOException e) {
-            throw e.getCause();
-        }
+        out.detail("trace and Lincheck's interleaving: " + results.getParent().relativize(trace));
     }
 }

@@ -1,0 +1,154 @@
+package vllmrace.catalogue;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import vllmrace.races.Race;
+import vllmrace.races.Shard;
+
+/**
+ * What {@code ./catalogue} was asked to do, parsed from its arguments. Bad input raises {@link UsageException} with
+ * one line that names it; nothing has run yet.
+ *
+ * @param command  what to do
+ * @param races    the races selected (every race when none is named), in registry order
+ * @param notes    lines to print before running (a reference that names several races says which)
+ * @param shard    the shard selected ({@code --shard I/N}), or {@link Shard#ALL}
+ * @param deep     {@code --deep}: JCStress's full JVM-mode matrix, 10x the Lincheck budgets
+ * @param runs     {@code --hit-rates --runs N}: back-to-back JCStress runs
+ */
+record CatalogueOptions(Command command, List<Race> races, List<String> notes, Shard shard, boolean deep, int runs) {
+
+    enum Command { RUN, LIST, RENDER, HIT_RATES, HELP }
+
+    /** Bad input: the message is the one line the user sees. */
+    static final class UsageException extends Exception {
+        UsageException(String message) {
+            super(message);
+        }
+    }
+
+    static final int DEFAULT_RUNS = 5;
+
+    static CatalogueOptions parse(String... args) throws UsageException {
+        Command command = Command.RUN;
+        Set<Race> named = new LinkedHashSet<>();
+        List<String> notes = new ArrayList<>();
+        Shard shard = Shard.ALL;
+        boolean deep = false;
+        int runs = DEFAULT_RUNS;
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            switch (arg) {
+                case "-h", "--help" -> command = Command.HELP;
+                case "--list" -> command = only(command, Command.LIST, arg);
+                case "--render" -> command = only(command, Command.RENDER, arg);
+                case "--hit-rates" -> command = only(command, Command.HIT_RATES, arg);
+                case "--deep" -> deep = true;
+                case "--shard" -> shard = shard(value(args, ++i, arg));
+                case "--runs" -> runs = runs(value(args, ++i, arg));
+                default -> {
+                    if (arg.startsWith("--shard=")) {
+                        shard = shard(arg.substring("--shard=".length()));
+                    } else if (arg.startsWith("-")) {
+                        throw new UsageException("unknown option '" + arg + "' (./catalogue --help lists them)");
+                    } else {
+                        for (String id : arg.split("[\\s,]+")) {
+                            if (!id.isBlank()) {
+                                named.addAll(lookup(id, notes));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if (command == Command.HELP) {
+            return new CatalogueOptions(Command.HELP, List.of(), List.of(), shard, deep, runs);
+        }
+        List<Race> races = new ArrayList<>();
+        for (Race race : Race.values()) {
+            if ((named.isEmpty() || named.contains(race)) && shard.includes(race)) {
+                races.add(race);
+            }
+        }
+        if (!named.isEmpty() && races.isEmpty()) {
+            throw new UsageException("no race named here is in shard " + shard);
+        }
+        return new CatalogueOptions(command, List.copyOf(races), List.copyOf(notes), shard, deep, runs);
+    }
+
+    private static Command only(Command current, Command next, String arg) throws UsageException {
+        if (current != Command.RUN && current != Command.HELP && current != next) {
+            throw new UsageException("'" + arg + "' cannot be combined with --" + current.name().toLowerCase().replace('_', '-'));
+        }
+        return current == Command.HELP ? current : next;
+    }
+
+    private static String value(String[] args, int i, String option) throws UsageException {
+        if (i >= args.length || args[i].startsWith("--")) {
+            throw new UsageException(option + " needs a value (./catalogue --help)");
+        }
+        return args[i];
+    }
+
+    private static Shard shard(String text) throws UsageException {
+        try {
+            return Shard.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--shard: " + e.getMessage());
+        }
+    }
+
+    private static int runs(String text) throws UsageException {
+        try {
+            int runs = Integer.parseInt(text);
+            if (runs >= 1 && runs <= 100) {
+                return runs;
+            }
+        } catch (NumberFormatException e) {
+            // falls through to the one-line message
+        }
+        throw new UsageException("--runs: a number from 1 to 100, got '" + text + "'");
+    }
+
+    private static List<Race> lookup(String id, List<String> notes) throws UsageException {
+        try {
+            List<Race> races = Race.lookup(id);
+            if (races.size() > 1) {
+                notes.add("'" + id + "' names " + races.size() + " races: "
+                        + String.join(", ", races.stream().map(Enum::name).toList()));
+            }
+            return races;
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
+        }
+    }
+
+    static final String HELP = """
+            Usage: ./catalogue [RACE | #PR | 'seed 003' ...] [--shard I/N] [--deep]
+                   ./catalogue --list | --render | --hit-rates [--runs N] [RACE ...] | --help
+
+            Reproduces each race of the registry under every engine (every step interleaving, Lincheck, JCStress) and
+            fix set (reported, fixed, vLLM main), prints the verdicts and each counterexample's model steps, and
+            merges the evidence into results/ (rows, traces, replays and JCStress pages of other races are kept).
+
+              RACE, #PR, 'seed 003'  only these races (an upstream reference may name several: all are run)
+              --shard I/N            one of N disjoint shards of the races and their cells (for a CI matrix)
+              --deep                 JCStress's full JVM-mode matrix, 10x the Lincheck budgets (much slower)
+              --list                 every race: id, component, upstream, vLLM-main verdict (expected, last run)
+              --render               re-render results/README.md and the README race table from results/*.tsv
+              --hit-rates [--runs N] N back-to-back JCStress runs (default 5) of the reported variants: violating
+                                     samples per million and how often the relaunch fired -> results/jcstress-hit-rates.md
+              --help                 this text
+
+            Examples:
+              ./catalogue                                 every race (about 3 minutes on 2 CPUs)
+              ./catalogue DoubleFreeOnAbortedAsyncSave    one race
+              ./catalogue '#32255'                        both races of #32255
+              ./catalogue --shard 2/4                     the second of four CI shards
+
+            Exit codes: 0 every verdict is what the catalogue expects; 1 a verdict differs (they are listed at the
+            end); 2 bad input (one line names it); 3 the suite did not build.
+            """;
+}
