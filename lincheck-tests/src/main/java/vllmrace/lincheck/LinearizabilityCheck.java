@@ -1,7 +1,7 @@
 package vllmrace.lincheck;
 
 import java.util.List;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 import vllmrace.lincheck.connector.AggregatorLinearizability;
 import vllmrace.lincheck.frontend.FrontendLinearizability;
 import vllmrace.lincheck.scheduler.SchedulerLinearizability;
@@ -19,7 +19,7 @@ import vllmrace.races.Variant;
  */
 public enum LinearizabilityCheck {
     FRONTEND(Component.FRONTEND, "AsyncLLM.add_request, AsyncLLM.abort, EngineCore busy loop, output handler; FE1/FE2 validated",
-            List.of(Race.DuplicateIdAbortWindow), FrontendLinearizability::check),
+            List.of(Race.DuplicateIdAbortWindow), (fixes, focus) -> FrontendLinearizability.check(fixes)),
     SCHEDULER(Component.SCHEDULER, "add, schedule, model output, abort, transfer completion; SC1-SC5 validated",
             List.of(Race.DoubleFreeOnAbortedAsyncSave, Race.AbortOfFinishedDelayFreed, Race.AbortLosesToFinalStep,
                     Race.AbortedLoadFreesBlocks, Race.AbortedLoadLeak),
@@ -32,9 +32,13 @@ public enum LinearizabilityCheck {
     private final Component component;
     private final String operations;
     private final List<Race> races;
-    private final Function<FixSet, LincheckResult> check;
+    private final BiFunction<FixSet, Race, LincheckResult> check;
 
-    LinearizabilityCheck(Component component, String operations, List<Race> races, Function<FixSet, LincheckResult> check) {
+    /**
+     * @param check runs the check under some fixes; the race, when given, is the one whose reported switches these are,
+     *              so the check can try that race's own shape first (it fails there sooner; the result is the same)
+     */
+    LinearizabilityCheck(Component component, String operations, List<Race> races, BiFunction<FixSet, Race, LincheckResult> check) {
         this.component = component;
         this.operations = operations;
         this.races = races;
@@ -59,12 +63,12 @@ public enum LinearizabilityCheck {
         if (!races.contains(race)) {
             throw new IllegalArgumentException(this + " does not cover " + race);
         }
-        return check.apply(race.fixes(Variant.REPORTED));
+        return check.apply(race.fixes(Variant.REPORTED), race);
     }
 
     /** The check with every fix ON: must pass. */
     public LincheckResult runFixed() {
-        return check.apply(FixSet.all());
+        return check.apply(FixSet.all(), null);
     }
 
     /** One cell: a check with a race's reported switches (must fail), or with every fix ON ({@code race} null, must pass). */

@@ -218,10 +218,12 @@ public class AggregatorLinearizability {
      * invocations each (scaled). The set-up is chosen at construction, so each is its own Lincheck run: a failing run
      * is returned as it is (its name says which set-up); two clean runs are returned as one result over both.
      */
-    public static LincheckResult check(FixSet fixes) {
+    public static LincheckResult check(FixSet fixes, vllmrace.races.Race focus) {
         int budget = LincheckRun.scaled(INVOCATIONS_PER_MODE);
         List<LincheckResult> runs = new java.util.ArrayList<>();
-        for (Mode m : List.of(Mode.LOADS, Mode.SAVES, Mode.ABORTED_LOAD)) {
+        List<Mode> modes = focus == vllmrace.races.Race.RecvAndSendForAbortedLoad
+                ? List.of(Mode.ABORTED_LOAD, Mode.LOADS, Mode.SAVES) : List.of(Mode.LOADS, Mode.SAVES, Mode.ABORTED_LOAD);
+        for (Mode m : modes) {
             LincheckResult run = check(m, fixes, budget);
             if (run.failed()) {
                 return run;

@@ -7,6 +7,7 @@ import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import vllmrace.lincheck.verdict.LincheckResult;
 import vllmrace.lincheck.verdict.LincheckRun;
 import vllmrace.model.fix.FixSet;
+import vllmrace.races.Race;
 
 /**
  * The scheduler's linearizability check: {@link SchedulerOperations} (add, abort, the busy loop's steps, transfer
@@ -21,7 +22,7 @@ public final class SchedulerLinearizability {
     private SchedulerLinearizability() {
     }
 
-    public static LincheckResult check(FixSet fixes) {
+    public static LincheckResult check(FixSet fixes, Race focus) {
         SchedulerOperations.configure(fixes);
         int invocations = LincheckRun.scaled(INVOCATIONS_PER_ITERATION);
         ModelCheckingOptions options = LincheckRun.modelChecking(invocations)
@@ -31,38 +32,46 @@ public final class SchedulerLinearizability {
                 .actorsBefore(3)
                 .actorsAfter(3)
                 .sequentialSpecification(SchedulerSpecification.class);
-        for (ExecutionScenario scenario : raceScenarios()) {
-            options.addCustomScenario(scenario);
+        List<RaceShape> shapes = new java.util.ArrayList<>(raceScenarios());
+        // the focus race's own shape first: Lincheck runs the custom scenarios in order, so it fails there sooner
+        shapes.sort(java.util.Comparator.comparing(shape -> focus == null || !shape.races().contains(focus)));
+        for (RaceShape shape : shapes) {
+            options.addCustomScenario(shape.scenario());
         }
         int custom = raceScenarios().size();
         return LincheckRun.check("scheduler linearizability " + fixes, SchedulerOperations.class, options,
                 (ITERATIONS + custom) * invocations);
     }
 
+    /** A custom scenario and the races whose window it holds. */
+    record RaceShape(List<Race> races, ExecutionScenario scenario) {
+    }
+
     /** One scenario per scheduler race: the busy loop on one thread, the client (and worker) on the other. */
-    static List<ExecutionScenario> raceScenarios() {
+    static List<RaceShape> raceScenarios() {
         Actor input = step();
         return List.of(
                 // DoubleFreeOnAbortedAsyncSave / AbortLosesToFinalStep: r0's final step in flight, ABORT arrives
+                new RaceShape(List.of(Race.DoubleFreeOnAbortedAsyncSave, Race.AbortLosesToFinalStep),
                 LincheckRun.scenario(List.of(add(0), input, step(), step()),
                         List.of(step(), step(), step()),
                         List.of(abort(0)),
-                        List.of(transfers(), step(), step(), step(), step(), step(), step(), step(), step(), step())),
+                        List.of(transfers(), step(), step(), step(), step(), step(), step(), step(), step(), step()))),
                 // AbortOfFinishedDelayFreed: r0 finished, its save in flight, ABORT arrives
-                LincheckRun.scenario(List.of(add(0), step(), step(), step(), step(), step(), step()),
+                new RaceShape(List.of(Race.AbortOfFinishedDelayFreed), LincheckRun.scenario(List.of(add(0), step(), step(), step(), step(), step(), step()),
                         List.of(step(), step(), step(), step(), step(), step()),
                         List.of(abort(0), transfers()),
-                        List.of(transfers(), step(), step(), step(), step(), step(), step())),
+                        List.of(transfers(), step(), step(), step(), step(), step(), step()))),
                 // AbortedLoadFreesBlocks: r1's load in flight, ABORT arrives; r0 may get the blocks
-                LincheckRun.scenario(List.of(add(1), add(0), step(), step()),
+                new RaceShape(List.of(Race.AbortedLoadFreesBlocks), LincheckRun.scenario(List.of(add(1), add(0), step(), step()),
                         List.of(step(), step(), step(), step()),
                         List.of(abort(1), transfers()),
-                        List.of(step(), step(), step(), step(), step(), step())),
+                        List.of(step(), step(), step(), step(), step(), step()))),
                 // AbortedLoadLeak: r1's load landed and is being reported, ABORT arrives
-                LincheckRun.scenario(List.of(add(1), step(), step(), step(), transfers(), step(), step()),
+                new RaceShape(List.of(Race.AbortedLoadLeak), LincheckRun.scenario(List.of(add(1), step(), step(), step(), transfers(), step(), step()),
                         List.of(step(), step(), step()),
                         List.of(abort(1)),
-                        List.of(transfers(), step(), step(), step(), step(), step(), step())));
+                        List.of(transfers(), step(), step(), step(), step(), step(), step()))));
     }
 
     private static Actor step() {

@@ -80,6 +80,9 @@ public final class LincheckRun {
     public static ModelCheckingOptions modelChecking(int invocationsPerIteration) {
         return new ModelCheckingOptions()
                 .invocationsPerIteration(invocationsPerIteration)
+                // a race scenario is three operations and a linearizability counterexample is read as figures: shrinking
+                // the failing scenario only re-runs it
+                .minimizeFailedScenario(false)
                 .addGuarantee(ManagedStrategyGuaranteeKt.forClasses(RunRecorder.class.getName()).allMethods().ignore())
                 .addGuarantee(ManagedStrategyGuaranteeKt.forClasses("vllmrace.model.asyncio.Coroutine").methods("runNextStep", "isDone").treatAsAtomic())
                 .addGuarantee(ManagedStrategyGuaranteeKt.forClasses("vllmrace.model.engine.EngineCore").methods("processInputQueue", "runBusyLoopOnce").treatAsAtomic());

@@ -1,0 +1,60 @@
+package vllmrace.catalogue;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import vllmrace.races.Race;
+import vllmrace.races.Shard;
+
+/** ./catalogue's arguments: what each selects, and one line naming whatever is wrong. */
+class CatalogueOptionsTest {
+
+    private static String refused(String... args) {
+        CatalogueOptions.UsageException e = assertThrows(CatalogueOptions.UsageException.class, () -> CatalogueOptions.parse(args));
+        assertTrue(!e.getMessage().contains("\n"), "one line: " + e.getMessage());
+        return e.getMessage();
+    }
+
+    @Test
+    void noArgumentIsEveryRace() throws Exception {
+        CatalogueOptions o = CatalogueOptions.parse();
+        assertEquals(CatalogueOptions.Command.RUN, o.command());
+        assertEquals(List.of(Race.values()), o.races());
+        assertEquals(Shard.ALL, o.shard());
+    }
+
+    @Test
+    void aReferenceNamingSeveralRacesSelectsThemAllAndSaysSo() throws Exception {
+        CatalogueOptions o = CatalogueOptions.parse("#32255", "AbortLosesToFinalStep");
+        assertEquals(List.of(Race.AbortLosesToFinalStep, Race.AbortedLoadFreesBlocks, Race.AbortedLoadLeak), o.races());
+        assertEquals(List.of("'#32255' names 2 races: AbortedLoadFreesBlocks, AbortedLoadLeak"), o.notes());
+    }
+
+    @Test
+    void aShardSelectsItsRaces() throws Exception {
+        CatalogueOptions o = CatalogueOptions.parse("--shard", "2/4");
+        assertEquals(new Shard(2, 4), o.shard());
+        o.races().forEach(r -> assertEquals(1, r.ordinal() % 4, r.toString()));
+        assertEquals(new Shard(3, 5), CatalogueOptions.parse("--shard=3/5").shard());
+    }
+
+    @Test
+    void badInputIsOneLineNamingIt() {
+        assertEquals("unknown option '--fo' (./catalogue --help lists them)", refused("--fo"));
+        assertTrue(refused("AbortedLoadLek").startsWith("no race 'AbortedLoadLek'; closest: AbortedLoadLeak"));
+        assertTrue(refused("--shard", "5/4").startsWith("--shard: a shard is I/N"));
+        assertEquals("--shard needs a value (./catalogue --help)", refused("--shard"));
+        assertTrue(refused("--hit-rates", "--runs", "0").startsWith("--runs: a number from 1 to 100"));
+        assertTrue(refused("--list", "--render").contains("cannot be combined"));
+        assertTrue(refused("--shard", "1/13", "AbortedLoadLeak").contains("no race named here is in shard 1/13"));
+    }
+
+    @Test
+    void helpWinsOverEverythingElse() throws Exception {
+        assertEquals(CatalogueOptions.Command.HELP, CatalogueOptions.parse("--list", "--help").command());
+        assertTrue(CatalogueOptions.HELP.contains("Exit codes"));
+    }
+}
