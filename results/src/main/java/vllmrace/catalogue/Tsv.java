@@ -59,6 +59,14 @@ final class Tsv {
         return rows.get(List.of(key));
     }
 
+    /** Puts the rows in this order (the next {@link #write()} keeps it). */
+    void sort(java.util.Comparator<List<String>> order) {
+        List<List<String>> sorted = new ArrayList<>(rows.values());
+        sorted.sort(order);
+        rows.clear();
+        sorted.forEach(this::put);
+    }
+
     void write() {
         StringBuilder out = new StringBuilder(String.join("\t", header)).append('\n');
         for (List<String> row : rows.values()) {
