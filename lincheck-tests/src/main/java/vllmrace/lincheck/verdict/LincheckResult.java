@@ -54,8 +54,8 @@ public record LincheckResult(String check, boolean failed, long invocations, int
                 List.copyOf(counterexampleSteps), List.copyOf(detected), coverage, outcomes, firstByOutcome, last);
     }
 
-    /** The same result, not failed: Lincheck stopped because every step interleaving had been explored. */
-    public LincheckResult stoppedOnCompleteCoverage() {
+    /** The same result, not failed: the suite stopped Lincheck (every distinct step sequence ran, or a modelling error). */
+    public LincheckResult stoppedByTheSuite() {
         return new LincheckResult(check, false, invocations, budget, wallMillis, "", "", steps, violations, coverage,
                 outcomes, firstByOutcome, last);
     }

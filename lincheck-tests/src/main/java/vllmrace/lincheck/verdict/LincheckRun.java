@@ -62,8 +62,8 @@ public final class LincheckRun {
                 .addCustomScenario(scenario)
                 .sequentialSpecification(ScenarioUnderCheck.SequentialSpecification.class);
         LincheckResult result = check(subject.label(), ScenarioUnderCheck.class, options, budget);
-        if (RunRecorder.stoppedOnCompleteCoverage()) {
-            result = result.stoppedOnCompleteCoverage();
+        if (RunRecorder.stoppedExploring()) {
+            result = result.stoppedByTheSuite();
         }
         return result.withCoverage(new LincheckResult.Coverage(RunRecorder.distinctRuns(), interleavings,
                 RunRecorder.lastNewRunAt()));

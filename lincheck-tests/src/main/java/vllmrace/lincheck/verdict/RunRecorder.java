@@ -23,7 +23,7 @@ public final class RunRecorder {
     private static volatile long lastNewRunAt;
     private static final Map<String, Run> FIRST_BY_OUTCOME = new ConcurrentHashMap<>();
     private static volatile Run last;
-    private static volatile boolean coverageComplete;
+    private static volatile boolean stopped;
 
     private RunRecorder() {
     }
@@ -56,7 +56,7 @@ public final class RunRecorder {
         lastNewRunAt = 0;
         FIRST_BY_OUTCOME.clear();
         last = null;
-        coverageComplete = false;
+        stopped = false;
     }
 
     /** The invocation that ran the last step sequence not seen before (later ones only repeated earlier ones). */
@@ -77,13 +77,13 @@ public final class RunRecorder {
         return Map.copyOf(OUTCOMES);
     }
 
-    /** The run stopped because every step interleaving had been explored. */
-    static void coverageComplete() {
-        coverageComplete = true;
+    /** The suite stopped the run: every distinct step sequence ran, or an invocation was a modelling error. */
+    static void stopExploring() {
+        stopped = true;
     }
 
-    static boolean stoppedOnCompleteCoverage() {
-        return coverageComplete;
+    static boolean stoppedExploring() {
+        return stopped;
     }
 
     static Run last() {

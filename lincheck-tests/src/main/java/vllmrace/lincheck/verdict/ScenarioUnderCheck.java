@@ -27,15 +27,17 @@ public class ScenarioUnderCheck {
     private static volatile Subject subject;
     private static volatile int stopAtDistinctRuns;
     private static volatile Set<String> cleanOutcomes = Set.of();
+    private static volatile Set<String> modellingErrors = Set.of();
 
     /**
-     * Thrown by the arbiter once the invocations have run every step interleaving the scenario has: Lincheck 3.7 cannot
-     * be told to stop, but an operation result no sequential run gives makes it stop there. {@link LincheckRun} reads
-     * such a stop as "every interleaving explored", never as a failure.
+     * Thrown by the arbiter once the invocations have run every distinct step sequence the scenario has, or once one
+     * ended in a modelling error: Lincheck 3.7 cannot be told to stop, but an operation result no sequential run gives
+     * makes it stop there. {@link LincheckRun} reads such a stop as the suite's, never as a failure; the verdict comes
+     * from the recorded invocations.
      */
-    static final class CoverageComplete extends RuntimeException {
-        CoverageComplete() {
-            super("every step interleaving of the scenario has been explored", null, false, false);
+    static final class StopExploring extends RuntimeException {
+        StopExploring() {
+            super("the suite stopped the exploration (every distinct step sequence run, or a modelling error)", null, false, false);
         }
     }
 
@@ -61,6 +63,7 @@ public class ScenarioUnderCheck {
         // read here, outside the check: the outcome annotations are read by reflection
         ScenarioUnderCheck.cleanOutcomes = Arrays.stream(subject.race().outcomes())
                 .filter(o -> o.kind() == OutcomeKind.CLEAN).map(o -> ((Enum<?>) o).name()).collect(Collectors.toSet());
+        ScenarioUnderCheck.modellingErrors = Set.of(((Enum<?>) subject.race().modellingError()).name());
     }
 
     @Operation
@@ -89,8 +92,13 @@ public class ScenarioUnderCheck {
             // stop on a clean invocation once every interleaving ran (Lincheck replays the stopping invocation, which
             // stops again); a violating or broken one must fail as itself, with its own trace
             if (cleanOutcomes.contains(outcome) && stopAtDistinctRuns > 0 && RunRecorder.distinctRuns() >= stopAtDistinctRuns) {
-                RunRecorder.coverageComplete();
-                throw new CoverageComplete();
+                RunRecorder.stopExploring();
+                throw new StopExploring();
+            }
+            // a modelling error decides the verdict (a harness error): nothing further to explore
+            if (modellingErrors.contains(outcome) || outcome.startsWith(ARBITER_THREW)) {
+                RunRecorder.stopExploring();
+                throw new StopExploring();
             }
         }
         return outcome;

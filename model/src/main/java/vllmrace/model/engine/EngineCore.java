@@ -127,7 +127,8 @@ public final class EngineCore {
 
     /** {@code EngineCore.add_request} → {@code Scheduler.add_request}. */
     private void addRequest(EngineCoreRequest request) {
-        scheduler.addRequest(new Request(request.requestId(), request.arrivalTime(), request.numPromptTokens(), request.maxTokens()));
+        scheduler.addRequest(new Request(request.requestId(), request.arrivalTime(), request.numPromptTokens(), request.maxTokens(),
+                request.stopTokenAt()));
     }
 
     /** {@code EngineCore.abort_requests} → {@code Scheduler.finish_requests(ids, FINISHED_ABORTED)}. */

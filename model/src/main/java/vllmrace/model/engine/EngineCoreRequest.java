@@ -3,12 +3,18 @@ package vllmrace.model.engine;
 /**
  * Mirrors {@code vllm/v1/engine/__init__.py}, {@code EngineCoreRequest}: what ADD carries to EngineCore.
  * {@code arrivalTime} is the model's logical clock, unique per frontend request; {@code numPromptTokens} is
- * {@code len(prompt_token_ids)}.
+ * {@code len(prompt_token_ids)}. {@code stopTokenAt} stands for {@code sampling_params.stop_token_ids} (and EOS) with
+ * the model's output fixed in advance: the request's {@code stopTokenAt}-th output token is a stop token (0: none).
  */
-public record EngineCoreRequest(String requestId, long arrivalTime, int numPromptTokens, int maxTokens) {
+public record EngineCoreRequest(String requestId, long arrivalTime, int numPromptTokens, int maxTokens, int stopTokenAt) {
     /** A request with an empty prompt (the frontend model's requests). */
     public EngineCoreRequest(String requestId, long arrivalTime, int maxTokens) {
         this(requestId, arrivalTime, 0, maxTokens);
+    }
+
+    /** A request that never samples a stop token: it stops by length. */
+    public EngineCoreRequest(String requestId, long arrivalTime, int numPromptTokens, int maxTokens) {
+        this(requestId, arrivalTime, numPromptTokens, maxTokens, 0);
     }
 
     public EngineCoreRequest {
@@ -20,6 +26,9 @@ public record EngineCoreRequest(String requestId, long arrivalTime, int numPromp
         }
         if (maxTokens <= 0) {
             throw new IllegalArgumentException("max_tokens must be positive, got " + maxTokens + " for request " + requestId);
+        }
+        if (stopTokenAt < 0) {
+            throw new IllegalArgumentException("stop_token_at must be >= 0 (0: no stop token), got " + stopTokenAt + " for request " + requestId);
         }
     }
 

@@ -15,6 +15,7 @@ public final class Request {
     private final long arrivalTime;
     private final int numPromptTokens;
     private final int maxTokens;
+    private final int stopTokenAt;
     private RequestStatus status = RequestStatus.WAITING;
     private int numComputedTokens;
     private int numOutputTokens;
@@ -31,6 +32,19 @@ public final class Request {
      *     {@code maxTokens}
      */
     public Request(String requestId, long arrivalTime, int numPromptTokens, int maxTokens) {
+        this(requestId, arrivalTime, numPromptTokens, maxTokens, 0);
+    }
+
+    /**
+     * A request whose {@code stopTokenAt}-th output token is a stop token (0: none; {@code sampling_params.stop_token_ids}
+     * with the model's output fixed in advance).
+     *
+     * @throws IllegalArgumentException for an empty id, negative prompt length or stop index, or {@code maxTokens <= 0}
+     */
+    public Request(String requestId, long arrivalTime, int numPromptTokens, int maxTokens, int stopTokenAt) {
+        if (stopTokenAt < 0) {
+            throw new IllegalArgumentException("stop_token_at must be >= 0 (0: no stop token), got " + stopTokenAt + " for request " + requestId);
+        }
         if (requestId == null || requestId.isEmpty()) {
             throw new IllegalArgumentException("request_id must be a non-empty string, got " + (requestId == null ? "null" : "\"\""));
         }
@@ -44,6 +58,12 @@ public final class Request {
         this.arrivalTime = arrivalTime;
         this.numPromptTokens = numPromptTokens;
         this.maxTokens = maxTokens;
+        this.stopTokenAt = stopTokenAt;
+    }
+
+    /** The output token that is a stop token (1-based), or 0 when the request stops by length only. */
+    public int stopTokenAt() {
+        return stopTokenAt;
     }
 
     public String requestId() {

@@ -287,9 +287,8 @@ public final class Scheduler {
             }
             request.removeOutputPlaceholder();
             request.appendOutputToken();
-            String finishReason = null;
-            if (checkStop(request)) {
-                finishReason = "length";
+            String finishReason = checkStop(request);
+            if (finishReason != null) {
                 stopped.add(request);
                 freeRequest(request, false);
             }
@@ -301,13 +300,23 @@ public final class Scheduler {
         return outputs;
     }
 
-    /** {@code check_stop}: the model stops by length only. */
-    private static boolean checkStop(Request request) {
+    /**
+     * {@code vllm/v1/core/sched/utils.py} {@code check_stop}: by length first ({@code num_output_tokens >= max_tokens}:
+     * FINISHED_LENGTH_CAPPED, reason "length"), then by a stop token (the sampled token is in {@code stop_token_ids}:
+     * FINISHED_STOPPED, reason "stop").
+     *
+     * @return the finish reason, or null while the request runs on
+     */
+    private static String checkStop(Request request) {
         if (request.numOutputTokens() >= request.maxTokens()) {
             request.setStatus(RequestStatus.FINISHED_LENGTH_CAPPED);
-            return true;
+            return "length";
         }
-        return false;
+        if (request.stopTokenAt() > 0 && request.numOutputTokens() == request.stopTokenAt()) {
+            request.setStatus(RequestStatus.FINISHED_STOPPED);
+            return "stop";
+        }
+        return null;
     }
 
     /**

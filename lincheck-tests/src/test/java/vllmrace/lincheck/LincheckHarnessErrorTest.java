@@ -1,0 +1,35 @@
+package vllmrace.lincheck;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import vllmrace.lincheck.verdict.LincheckRun;
+import vllmrace.races.Observed;
+import vllmrace.races.Race;
+import vllmrace.races.Shard;
+import vllmrace.races.Subject;
+import vllmrace.races.Variant;
+import vllmrace.races.Verdict;
+
+/**
+ * Lincheck's harness self-test: a reported variant whose actor 1 raises must be a harness error, never the race (the
+ * verdicts themselves are the generated {@code LincheckVerdictsTest}, through {@link LincheckVerdictCheck}).
+ */
+@DisplayName("Lincheck self-test")
+class LincheckHarnessErrorTest {
+
+    /** A reported variant whose actor 1 raises: a harness error, never the race. */
+    @Test
+    @DisplayName("self-test: an actor that raises is a harness error, not the race [Lincheck, reported]")
+    void anActorThatRaisesIsAHarnessErrorNotTheRace() {
+        Assumptions.assumeTrue(Shard.current().includes(Race.DoubleFreeOnAbortedAsyncSave), "another shard's");
+        Subject broken = Subject.of(Race.DoubleFreeOnAbortedAsyncSave, Variant.REPORTED).withActorFault();
+        Verdict verdict = vllmrace.lincheck.verdict.LincheckVerdicts.check(broken, LincheckRun.SCENARIO_BUDGET).verdict();
+        System.out.println("self-test: " + verdict.headline() + ": " + verdict.detail());
+        assertEquals(Observed.HARNESS_ERROR, verdict.observed(), verdict.headline() + "\n" + verdict.detail());
+        assertTrue(verdict.detail().contains("injected fault"), verdict.detail());
+    }
+}
