@@ -77,9 +77,11 @@ public final class VllmInstance {
     }
 
     /**
-     * FE3 at quiescence (nothing in flight on either socket): every request the frontend still waits on must
-     * be running in EngineCore as that same request; otherwise its caller never gets a final output. FE4:
-     * {@code parent_requests} is empty when {@code request_states} is.
+     * Every detector at quiescence (nothing in flight on either socket). FE3 both ways: every request the frontend
+     * still waits on is running in EngineCore as that same request (else its caller never gets a final output), and
+     * every unfinished engine request has its frontend state (else its response goes to nobody). FE4 both ways:
+     * {@code parent_requests} is empty when {@code request_states} is, and every child state's parent is held. Then the
+     * scheduler's own (SC1's converse, SC5), with or without a KV connector.
      */
     public void checkQuiescence() {
         if (!inputSocket.isEmpty() || !outputSocket.isEmpty()) {
@@ -93,10 +95,25 @@ public final class VllmInstance {
                                 + " but EngineCore holds " + (held == null ? "nothing" : held) + " under that id");
             }
         }
+        for (Request request : scheduler.requestsSnapshot()) {
+            RequestState state = outputProcessor.getRequestState(request.requestId());
+            if (!request.isFinished() && (state == null || state.arrivalTime() != request.arrivalTime())) {
+                violations.record(ViolationKind.ENGINE_REQUEST_WITHOUT_FRONTEND, request.requestId(),
+                        "EngineCore runs " + request + " but the frontend " + (state == null ? "has no state for it"
+                                : "waits on " + state.requestId() + "@" + state.arrivalTime() + " instead") + ": its response goes to nobody");
+            }
+        }
         for (String parent : outputProcessor.leakedParentRequests()) {
             violations.record(ViolationKind.LEAKED_PARENT_REQUEST, parent,
                     "parent_requests still holds " + parent + " although request_states is empty");
         }
+        for (RequestState state : outputProcessor.requestStatesSnapshot()) {
+            if (state.parentReq() != null && !outputProcessor.parentRequestsSnapshot().containsKey(state.parentReq().requestId())) {
+                violations.record(ViolationKind.CHILD_WITHOUT_PARENT_REQUEST, state.requestId(),
+                        "child " + state.requestId() + " names parent " + state.parentReq().requestId() + ", which parent_requests no longer holds");
+            }
+        }
+        scheduler.checkQuiescence();
     }
 
     public FixSet fixes() {

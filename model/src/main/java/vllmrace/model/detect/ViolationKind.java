@@ -12,10 +12,16 @@ public enum ViolationKind {
     ABORT_HIT_WRONG_REQUEST("FE2", false),
     /** FE3: a frontend collector waits for a final output its engine request will never send. */
     ORPHANED_FRONTEND_REQUEST("FE3", false),
+    /** FE3, the converse: an engine request runs with no frontend state waiting for it: a response nobody receives. */
+    ENGINE_REQUEST_WITHOUT_FRONTEND("FE3", false),
     /** FE4: a ParentRequest outlives all of its children's frontend state. */
     LEAKED_PARENT_REQUEST("FE4", false),
+    /** FE4, the converse: a child's frontend state names a parent {@code parent_requests} no longer holds. */
+    CHILD_WITHOUT_PARENT_REQUEST("FE4", false),
     /** SC1: {@code _free_request} (and so {@code connector.request_finished}) ran twice for one request. */
     DOUBLE_FREE_REQUEST("SC1", false),
+    /** SC1, the converse: a request reached a finished status and {@code _free_request} never ran for it. */
+    FINISHED_WITHOUT_FREE_REQUEST("SC1", false),
     /** SC2: {@code _free_blocks} ran for an id no longer in {@code requests} (upstream: KeyError / assert). */
     FREE_BLOCKS_OF_MISSING_REQUEST("SC2", true),
     /** SC3: {@code update_from_output} mutated a request whose status is already finished. */

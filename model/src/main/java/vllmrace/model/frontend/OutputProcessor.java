@@ -271,6 +271,16 @@ public final class OutputProcessor {
         return requestStates.isEmpty() ? List.copyOf(parentRequests.keySet()) : List.of();
     }
 
+    /** Test seam (a broken model, for the FE4 detectors' own tests): forgets a state, keeping its parent. */
+    synchronized void dropStateOnly(String internalId) {
+        requestStates.remove(internalId);
+    }
+
+    /** Test seam (a broken model, for the FE4 detectors' own tests): forgets a parent, keeping its children's states. */
+    synchronized void dropParentOnly(String parentId) {
+        parentRequests.remove(parentId);
+    }
+
     public synchronized long droppedOutputs() {
         return droppedOutputs;
     }

@@ -44,6 +44,8 @@ import vllmrace.model.kv.KvCacheManager;
  * method on {@code this} so harness threads may drive it directly.
  */
 public final class Scheduler {
+    /** Every request ever added, for the detectors at quiescence (upstream keeps no such list). */
+    private final List<Request> added = new ArrayList<>();
     private final FixSet fixes;
     private final ViolationLog violations;
     private final KvCacheManager kvCacheManager;
@@ -93,6 +95,7 @@ public final class Scheduler {
         }
         waiting.add(request);
         requests.put(request.requestId(), request);
+        added.add(request);
     }
 
     /**
@@ -415,9 +418,9 @@ public final class Scheduler {
 
     /**
      * {@code Scheduler._free_blocks}: {@code kv_cache_manager.free(request)}, then {@code del self.requests[id]}:
-     * a KeyError (SC2) when the id is gone.
+     * a KeyError (SC2) when the id is gone. Package-private as a test seam: no path of the model calls it twice.
      */
-    private void freeBlocks(Request request) {
+    void freeBlocks(Request request) {
         if (!requests.containsKey(request.requestId())) {
             violations.record(ViolationKind.FREE_BLOCKS_OF_MISSING_REQUEST, request.requestId(),
                     "_free_blocks(" + request + "): del requests[id] raises KeyError");
@@ -485,10 +488,17 @@ public final class Scheduler {
     }
 
     /**
-     * SC5 at quiescence: delay-freed requests nothing will release ({@link #checkDelayFreedReleasable}), then
+     * The scheduler's detectors at quiescence: SC1's converse (every finished request had its {@code _free_request}),
+     * SC5's delay-freed requests nothing will release ({@link #checkDelayFreedReleasable}, any finished status), then
      * blocks held by no unfinished request and no in-flight load ({@link KvCacheManager#checkNoLeak}).
      */
     public synchronized void checkQuiescence() {
+        for (Request request : added) {
+            if (request.isFinished() && request.numFreeRequestCalls() == 0) {
+                violations.record(ViolationKind.FINISHED_WITHOUT_FREE_REQUEST, request.requestId(),
+                        request + " is finished but _free_request never ran for it (connector.request_finished not called)");
+            }
+        }
         checkDelayFreedReleasable();
         if (kvCacheManager == null) {
             return;

@@ -24,8 +24,8 @@ import vllmrace.races.Violating;
  * compute X before either drops it. Frontend ordering alone cannot keep frontend scope ⊇ EngineCore scope (reference
  * §1(d)); unique internal ids (#27987, merged) close it: the late ABORT names X@1's internal id only.
  *
- * <p><b>Set-up and actors.</b> X@1 is added and running in EngineCore. Actor 1: {@code AsyncLLM.abort(X)} (generate()'s
- * cancellation). Actor 2: the client's {@code AsyncLLM.abort(X)}, then {@code AsyncLLM.add_request(X)} (it resubmits the
+ * <p><b>Set-up and actors.</b> X@1 is added and running in EngineCore. Actor 1: {@code AsyncLLM.abort} of X@1's
+ * internal id (generate()'s cancellation, {@code abort(q.request_id, internal=True)}: X before #27987, X-1 after). Actor 2: the client's {@code AsyncLLM.abort(X)}, then {@code AsyncLLM.add_request(X)} (it resubmits the
  * id). Arbiter: EngineCore drains its input socket in wire order, the output handler runs, the detectors check FE1,
  * FE2 and FE3.
  *
@@ -47,7 +47,11 @@ import vllmrace.races.Violating;
  * <p>Run one after the other the actors are clean: actor 1 first aborts X@1 and actor 2's abort is a no-op; actor 2
  * first aborts X@1 and re-adds X@2, and actor 1's abort, computed after that, aborts X@2 as its caller asked.
  *
- * <p><b>Invariant</b> (FE2 of reference §5): an ABORT finishes the request it was computed for.
+ * <p>The same late abort can instead drop X@2's frontend state (its third step, {@code abort_requests}, pops whatever
+ * state X names by then) before ADD(X@2) is sent: EngineCore then runs X@2 for nobody.
+ *
+ * <p><b>Invariant</b> (FE2 of reference §5): an ABORT finishes the request it was computed for; and FE3's converse: no
+ * engine request runs without the frontend state that receives its output.
  *
  * <p><b>Verdicts.</b> Reported ({@code UNIQUE_INTERNAL_IDS} off, {@code ORDERED_ABORT} on): some interleaving shows
  * {@code LATE_ABORT_KILLS_READD}. Fixed (every fix): never. vLLM main: closed, by #27987 (the late ABORT names
@@ -62,6 +66,8 @@ public final class ConcurrentAbortKillsReaddScenario implements RaceScenario {
         @Clean("both aborts finished X@1 (the second found nothing, or ran after the re-add and aborted X@2 as asked); "
                 + "every ABORT hit the request it was computed for") ABORTS_HIT_THEIR_REQUEST,
         @Violating("an ABORT computed for X@1 reached EngineCore after ADD(X@2) and finished X@2") LATE_ABORT_KILLS_READD,
+        @Violating("the late abort's state drop (OutputProcessor.abort_requests) removed X@2's frontend state: EngineCore "
+                + "runs X@2 and its response goes to nobody (FE3's converse)") LATE_ABORT_DROPS_READD_STATE,
         @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
     }
 
@@ -76,7 +82,10 @@ public final class ConcurrentAbortKillsReaddScenario implements RaceScenario {
         vllm.engineCore().runBusyLoopOnce();
         vllm.asyncLlm().outputHandler().run().join();
         setupSteps = vllm.stepLog().size();
-        cancellation = vllm.asyncLlm().abort(REQUEST_ID);
+        // generate()'s cancellation aborts its own request by internal id (abort(q.request_id, internal=True)): X
+        // itself before #27987, X-1 after
+        String internalId = vllm.outputProcessor().externalReqIdsSnapshot().get(REQUEST_ID).get(0);
+        cancellation = vllm.asyncLlm().abort(internalId);
         abortAndResubmit = Coroutine.sequence("client: abort(X), add_request(X)", vllm.asyncLlm().abort(REQUEST_ID),
                 vllm.asyncLlm().addRequest(REQUEST_ID, MAX_TOKENS));
     }
@@ -98,6 +107,10 @@ public final class ConcurrentAbortKillsReaddScenario implements RaceScenario {
         vllm.checkQuiescence();
         if (vllm.violations().has(ViolationKind.ABORT_HIT_WRONG_REQUEST)) {
             return Outcome.LATE_ABORT_KILLS_READD;
+        }
+        if (vllm.violations().all().stream().allMatch(v -> v.kind() == ViolationKind.ENGINE_REQUEST_WITHOUT_FRONTEND)
+                && !vllm.violations().isEmpty()) {
+            return Outcome.LATE_ABORT_DROPS_READD_STATE;
         }
         if (!vllm.violations().isEmpty() || actor1().failure() != null || actor2().failure() != null) {
             return Outcome.UNEXPECTED;

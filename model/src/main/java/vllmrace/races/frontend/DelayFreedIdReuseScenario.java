@@ -109,7 +109,6 @@ public final class DelayFreedIdReuseScenario implements RaceScenario {
         }
         vllm.asyncLlm().outputHandler().run();
         vllm.checkQuiescence();
-        vllm.scheduler().checkQuiescence();
         if (vllm.violations().has(ViolationKind.DUPLICATE_LIVE_REQUEST)) {
             return Outcome.COLLIDES_WITH_DELAY_FREED;
         }
