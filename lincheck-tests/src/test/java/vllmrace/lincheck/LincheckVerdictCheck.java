@@ -11,6 +11,7 @@ import vllmrace.races.Expectation;
 import vllmrace.races.Observed;
 import vllmrace.races.Race;
 import vllmrace.races.Shard;
+import vllmrace.races.Subject;
 import vllmrace.races.Variant;
 import vllmrace.races.Verdict;
 
@@ -25,9 +26,11 @@ final class LincheckVerdictCheck {
     private LincheckVerdictCheck() {
     }
 
-    static void verdict(Race race, Variant variant) {
+    static void verdict(Subject subject) {
+        Race race = subject.race();
+        Variant variant = subject.variant();
         Assumptions.assumeTrue(Shard.current().includes(race), race + " is in another shard than " + Shard.current());
-        LincheckVerdicts.Checked checked = LincheckVerdicts.check(race, variant);
+        LincheckVerdicts.Checked checked = LincheckVerdicts.check(subject);
         Verdict verdict = checked.verdict();
         System.out.println(verdict.headline() + ", " + checked.result().wallMillis() + " ms");
         assertTrue(verdict.asExpected(), verdict.headline() + "\n" + verdict.detail()

@@ -16,11 +16,24 @@ public final class Cells {
         return Arrays.stream(Race.values()).filter(shard::includes).toList();
     }
 
-    /** Every (race, variant) subject {@code engine} judges in {@code shard}: its variants the catalogue expects something of. */
+    /** Every subject {@code engine} judges in {@code shard} ({@link #subjects}). */
     public static List<Subject> verdicts(Engine engine, Shard shard) {
-        return races(shard).stream().flatMap(race -> engine.variants().stream()
-                .filter(variant -> race.expected(variant) != Expectation.NOT_APPLICABLE)
-                .map(variant -> Subject.of(race, variant))).toList();
+        return races(shard).stream().flatMap(race -> subjects(engine, race).stream()).toList();
+    }
+
+    /**
+     * The subjects {@code engine} judges of {@code race}: each of its variants the catalogue expects something of, and,
+     * for the step enumerator and Lincheck, each closer of a race with several, alone ({@link Variant#ONLY_CLOSER}): a
+     * closer that only works next to another would otherwise pass unseen.
+     */
+    public static List<Subject> subjects(Engine engine, Race race) {
+        List<Subject> subjects = new java.util.ArrayList<>();
+        variants(engine, race).forEach(v -> subjects.add(Subject.of(race, v)));
+        if (engine != Engine.JCSTRESS && race.closedBy().size() > 1) {
+            java.util.Arrays.stream(vllmrace.model.fix.Fix.values()).filter(race.closedBy()::contains)
+                    .forEach(f -> subjects.add(Subject.onlyCloser(race, f)));
+        }
+        return subjects;
     }
 
     /** The variants {@code engine} judges of {@code race}. */

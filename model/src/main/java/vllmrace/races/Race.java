@@ -6,12 +6,11 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 import java.util.stream.Collectors;
 import vllmrace.model.fix.Fix;
 import vllmrace.model.fix.FixSet;
@@ -32,121 +31,140 @@ import vllmrace.races.scheduler.DoubleFreeOnAbortedAsyncSaveScenario;
  * story is its scenario's header ({@link #story()}); its outcomes and their meaning are its scenario's outcome enum.
  *
  * <p>Three fix sets per race ({@link Variant}): reported = every fix ON except the race's closers; fixed = every fix;
- * vLLM main = the merged fixes only. Each closer listed closes the race on its own on top of the others, so the race
- * is expected closed on vLLM main exactly when one of its closers is merged upstream.
+ * vLLM main = the merged fixes only. Each full closer closes the race on its own on top of the others (a partial one
+ * removes part of it, and the registry names what it leaves; both are checked), so the race is expected closed on
+ * vLLM main exactly when one of its full closers is merged upstream.
  */
 public enum Race {
     DuplicateIdAbortWindow(
             Component.FRONTEND,
             "#15326 (seed 001)",
-            EnumSet.of(Fix.ORDERED_ABORT, Fix.UNIQUE_INTERNAL_IDS),
+            Closers.of(Fix.ORDERED_ABORT, Fix.UNIQUE_INTERNAL_IDS),
             Expectation.BUG_FOUND,
             DuplicateIdAbortWindowScenario.Outcome.class,
-            fixes -> new DuplicateIdAbortWindowScenario(fixes)),
+            (fixes, p) -> new DuplicateIdAbortWindowScenario(fixes, p),
+            List.of(Params.DEFAULT, Params.of("n", 2))),
     DoubleFreeOnAbortedAsyncSave(
             Component.SCHEDULER,
             "#33377 (seed 000)",
-            EnumSet.of(Fix.IS_FINISHED_GUARD),
+            Closers.of(Fix.IS_FINISHED_GUARD),
             Expectation.BUG_FOUND,
             DoubleFreeOnAbortedAsyncSaveScenario.Outcome.class,
-            fixes -> new DoubleFreeOnAbortedAsyncSaveScenario(fixes)),
+            (fixes, p) -> new DoubleFreeOnAbortedAsyncSaveScenario(fixes, p),
+            List.of(Params.DEFAULT, Params.of("maxTokens", 2), Params.of("otherRequests", 1))),
     AbortOfFinishedDelayFreed(
             Component.SCHEDULER,
             "#25067",
-            EnumSet.of(Fix.SKIP_ABORT_OF_FINISHED),
+            Closers.of(Fix.SKIP_ABORT_OF_FINISHED),
             Expectation.BUG_FOUND,
             AbortOfFinishedDelayFreedScenario.Outcome.class,
-            fixes -> new AbortOfFinishedDelayFreedScenario(fixes)),
+            (fixes, p) -> new AbortOfFinishedDelayFreedScenario(fixes, p),
+            List.of(Params.DEFAULT, Params.of("stopToken", 1), Params.of("otherRequests", 1))),
     AbortLosesToFinalStep(
             Component.SCHEDULER,
             "#29987 (fixes #26400)",
-            EnumSet.of(Fix.EAGER_ABORTS),
+            Closers.of(Fix.EAGER_ABORTS),
             Expectation.BUG_FOUND,
             AbortLosesToFinalStepScenario.Outcome.class,
-            fixes -> new AbortLosesToFinalStepScenario(fixes)),
+            (fixes, p) -> new AbortLosesToFinalStepScenario(fixes, p),
+            List.of(Params.DEFAULT, Params.of("stopToken", 1), Params.of("otherRequests", 1))),
     AbortedLoadFreesBlocks(
             Component.SCHEDULER,
             "#32255",
-            EnumSet.of(Fix.DELAY_FREE_ABORTED_LOAD),
+            Closers.of(Fix.DELAY_FREE_ABORTED_LOAD),
             Expectation.BUG_FOUND,
             AbortedLoadFreesBlocksScenario.Outcome.class,
-            fixes -> new AbortedLoadFreesBlocksScenario(fixes)),
+            (fixes, p) -> new AbortedLoadFreesBlocksScenario(fixes, p),
+            List.of(Params.DEFAULT, Params.of("promptBlocks", 2))),
     AbortedLoadLeak(
             Component.SCHEDULER,
             "#32255 review",
-            EnumSet.of(Fix.DELAY_FREE_UNLESS_RECVED),
+            Closers.of(Fix.DELAY_FREE_UNLESS_RECVED),
             Expectation.BUG_FOUND,
             AbortedLoadLeakScenario.Outcome.class,
-            fixes -> new AbortedLoadLeakScenario(fixes)),
+            (fixes, p) -> new AbortedLoadLeakScenario(fixes, p),
+            List.of(Params.DEFAULT, Params.of("promptBlocks", 2))),
     StopStringLateAbort(
             Component.FRONTEND,
             "#23697",
-            EnumSet.of(Fix.ORDERED_FINISH_ABORT, Fix.UNIQUE_INTERNAL_IDS),
+            Closers.of(Fix.ORDERED_FINISH_ABORT, Fix.UNIQUE_INTERNAL_IDS),
             Expectation.BUG_FOUND,
             StopStringLateAbortScenario.Outcome.class,
-            fixes -> new StopStringLateAbortScenario(fixes)),
+            (fixes, p) -> new StopStringLateAbortScenario(fixes, p),
+            List.of(Params.DEFAULT, Params.of("n", 2))),
     DelayFreedIdReuse(
             Component.FRONTEND,
             "#27987, #20139",
-            EnumSet.of(Fix.UNIQUE_INTERNAL_IDS),
+            Closers.of(Fix.UNIQUE_INTERNAL_IDS),
             Expectation.BUG_FOUND,
             DelayFreedIdReuseScenario.Outcome.class,
-            fixes -> new DelayFreedIdReuseScenario(fixes)),
+            (fixes, p) -> new DelayFreedIdReuseScenario(fixes, p),
+            List.of(Params.DEFAULT, Params.of("n", 2))),
     ExtraAsyncSavesDedup(
             Component.CONNECTOR,
             "MultiConnector _extra_async_saves (reference §3b)",
-            EnumSet.noneOf(Fix.class),
+            Closers.none(),
             Expectation.NOT_APPLICABLE,
             vllmrace.races.connector.ExtraAsyncSavesDedupScenario.Outcome.class,
-            fixes -> new vllmrace.races.connector.ExtraAsyncSavesDedupScenario(fixes)),
+            (fixes, p) -> new vllmrace.races.connector.ExtraAsyncSavesDedupScenario(fixes, p),
+            List.of(Params.DEFAULT, Params.of("savingChildren", 3))),
     LateLoadCompletionUnion(
             Component.CONNECTOR,
             "seed 003 (#53049)",
-            EnumSet.of(Fix.MULTI_CONNECTOR_LOAD_DEDUP, Fix.SCHEDULER_SKIP_LATE_REPORT),
+            Closers.of(Fix.MULTI_CONNECTOR_LOAD_DEDUP).partly(Fix.SCHEDULER_SKIP_LATE_REPORT, "CN1"),
             Expectation.BUG_FOUND,
             vllmrace.races.connector.LateLoadCompletionUnionScenario.Outcome.class,
-            fixes -> new vllmrace.races.connector.LateLoadCompletionUnionScenario(fixes)),
+            (fixes, p) -> new vllmrace.races.connector.LateLoadCompletionUnionScenario(fixes, p),
+            List.of(Params.DEFAULT, Params.of("promptBlocks", 2), Params.of("stopToken", 1))),
     PullIntoFreedBlocks(
             Component.CONNECTOR,
             "seed 003 (#53049, aggravating factor)",
-            EnumSet.of(Fix.NIXL_PIN_PULL_BLOCKS, Fix.MULTI_CONNECTOR_LOAD_DEDUP),
+            Closers.of(Fix.NIXL_PIN_PULL_BLOCKS, Fix.MULTI_CONNECTOR_LOAD_DEDUP),
             Expectation.BUG_FOUND,
             vllmrace.races.connector.PullIntoFreedBlocksScenario.Outcome.class,
-            fixes -> new vllmrace.races.connector.PullIntoFreedBlocksScenario(fixes)),
+            (fixes, p) -> new vllmrace.races.connector.PullIntoFreedBlocksScenario(fixes, p),
+            List.of(Params.DEFAULT, Params.of("promptBlocks", 2), Params.of("stopToken", 1))),
     RecvAndSendForAbortedLoad(
             Component.CONNECTOR,
             "#46240",
-            EnumSet.of(Fix.NO_SAVE_WHILE_LOADING),
+            Closers.of(Fix.NO_SAVE_WHILE_LOADING),
             Expectation.BUG_FOUND,
             vllmrace.races.connector.RecvAndSendForAbortedLoadScenario.Outcome.class,
-            fixes -> new vllmrace.races.connector.RecvAndSendForAbortedLoadScenario(fixes)),
+            (fixes, p) -> new vllmrace.races.connector.RecvAndSendForAbortedLoadScenario(fixes, p),
+            List.of(Params.DEFAULT, Params.of("promptBlocks", 2))),
     ConcurrentAbortKillsReadd(
             Component.FRONTEND,
             "#15326 residual (found by this suite)",
-            EnumSet.of(Fix.UNIQUE_INTERNAL_IDS),
+            Closers.of(Fix.UNIQUE_INTERNAL_IDS),
             Expectation.BUG_FOUND,
             vllmrace.races.frontend.ConcurrentAbortKillsReaddScenario.Outcome.class,
-            fixes -> new vllmrace.races.frontend.ConcurrentAbortKillsReaddScenario(fixes));
+            (fixes, p) -> new vllmrace.races.frontend.ConcurrentAbortKillsReaddScenario(fixes, p),
+            List.of(Params.DEFAULT, Params.of("n", 2)));
 
     /** Where {@link StoryIndex} puts the stories on the class path. */
     public static final String STORIES = "vllmrace/races/stories";
 
     private final Component component;
     private final String upstream;
-    private final Set<Fix> closedBy;
+    private final Closers closers;
     private final Expectation reportedExpectation;
     private final Class<? extends RaceOutcome> outcomes;
-    private final Function<FixSet, RaceScenario> scenario;
+    private final BiFunction<FixSet, Params, RaceScenario> scenario;
+    private final List<Params> grid;
 
-    <O extends Enum<O> & RaceOutcome> Race(Component component, String upstream, Set<Fix> closedBy,
+    <O extends Enum<O> & RaceOutcome> Race(Component component, String upstream, Closers closers,
                                          Expectation reportedExpectation, Class<O> outcomes,
-                                         Function<FixSet, RaceScenario> scenario) {
+                                         BiFunction<FixSet, Params, RaceScenario> scenario, List<Params> grid) {
         this.component = component;
         this.upstream = upstream;
-        this.closedBy = Set.copyOf(closedBy);
+        this.closers = closers;
         this.reportedExpectation = reportedExpectation;
         this.outcomes = outcomes;
         this.scenario = scenario;
+        this.grid = List.copyOf(grid);
+        if (grid.isEmpty() || !grid.get(0).equals(Params.DEFAULT)) {
+            throw new IllegalArgumentException(name() + ": a grid starts at the default point");
+        }
     }
 
     public Component component() {
@@ -184,37 +202,55 @@ public enum Race {
         return outcomes.getEnclosingClass();
     }
 
-    /** The fix switches that close this race, each on its own on top of the others. */
-    public Set<Fix> closedBy() {
-        return closedBy;
+    /** The fixes that close this race, fully or in part ({@link Closers}), as the registry declares them. */
+    public Closers closers() {
+        return closers;
     }
 
-    /** The closers vLLM has merged, in declaration order: what closes the race on vLLM main. */
+    /** Every closer, full and partial: what the reported variant switches off. */
+    public Set<Fix> closedBy() {
+        return closers.all();
+    }
+
+    /** The full closers vLLM has merged, in declaration order: what closes the race on vLLM main. */
     public List<Fix> closedOnMainBy() {
-        return Arrays.stream(Fix.values()).filter(closedBy::contains).filter(f -> f.provenance().merged()).toList();
+        return Arrays.stream(Fix.values()).filter(closers.full()::contains).filter(f -> f.provenance().merged()).toList();
     }
 
     /** The fixes ON in a variant. */
     public FixSet fixes(Variant variant) {
         return switch (variant) {
-            case REPORTED -> {
-                FixSet fixes = FixSet.all();
-                for (Fix fix : closedBy) {
-                    fixes = fixes.without(fix);
-                }
-                yield fixes;
-            }
+            case REPORTED -> withoutClosers(Set.of());
             case FIXED -> FixSet.all();
             case UPSTREAM_MAIN -> FixSet.upstreamMain();
+            case ONLY_CLOSER -> throw new IllegalArgumentException("an only-closer cell names its closer: fixes(Fix)");
         };
+    }
+
+    /** Every fix but this race's other closers: {@code closer} alone closes it (fully, or in part). */
+    public FixSet fixesWithOnly(Fix closer) {
+        if (!closers.all().contains(closer)) {
+            throw new IllegalArgumentException(closer + " is no closer of " + name());
+        }
+        return withoutClosers(Set.of(closer));
+    }
+
+    private FixSet withoutClosers(Set<Fix> except) {
+        FixSet fixes = FixSet.all();
+        for (Fix fix : closers.all()) {
+            if (!except.contains(fix)) {
+                fixes = fixes.without(fix);
+            }
+        }
+        return fixes;
     }
 
     /** What a variant must show: reported as declared; fixed clean; vLLM main clean iff a closer is merged. */
     public Expectation expected(Variant variant) {
         return switch (variant) {
             case REPORTED -> reportedExpectation;
-            case FIXED -> Expectation.CLEAN;
-            case UPSTREAM_MAIN -> closedBy.isEmpty() || !closedOnMainBy().isEmpty() ? Expectation.CLEAN : Expectation.BUG_FOUND;
+            case FIXED, ONLY_CLOSER -> Expectation.CLEAN;
+            case UPSTREAM_MAIN -> closers.isEmpty() || !closedOnMainBy().isEmpty() ? Expectation.CLEAN : Expectation.BUG_FOUND;
         };
     }
 
@@ -229,7 +265,7 @@ public enum Race {
         if (observed == Observed.BUG_FOUND) {
             return "racy";
         }
-        if (closedBy.isEmpty()) {
+        if (closers.isEmpty()) {
             return "clean (upstream as is)";
         }
         List<Fix> merged = closedOnMainBy();
@@ -247,14 +283,27 @@ public enum Race {
         };
     }
 
-    /** A fresh scenario on a fresh model for a variant. */
+    /** A fresh scenario on a fresh model for a variant (reported, fixed or vLLM main). */
     public RaceScenario scenario(Variant variant) {
         return scenario(fixes(variant));
     }
 
-    /** A fresh scenario under any combination of fixes (the fix matrices use this). */
+    /** A fresh scenario under any combination of fixes, at the default point of its family (the fix matrices use this). */
     public RaceScenario scenario(FixSet fixes) {
-        return scenario.apply(Objects.requireNonNull(fixes, "fixes"));
+        return scenario(fixes, grid.get(0));
+    }
+
+    /** A fresh scenario under {@code fixes} at one point of its family. */
+    public RaceScenario scenario(FixSet fixes, Params point) {
+        return scenario.apply(Objects.requireNonNull(fixes, "fixes"), Objects.requireNonNull(point, "point"));
+    }
+
+    /**
+     * The scenario's family: the points the step enumerator asserts the race's verdicts at (the first is the default
+     * point, which Lincheck, JCStress, the fix matrix and the replays use).
+     */
+    public List<Params> grid() {
+        return grid;
     }
 
     /** The outcome a harness reported under its name (a JCStress state key). */

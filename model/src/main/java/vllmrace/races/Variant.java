@@ -8,7 +8,9 @@ package vllmrace.races;
 public enum Variant {
     REPORTED("reported", "Reported"),
     FIXED("fixed", "Fixed"),
-    UPSTREAM_MAIN("vLLM main", "UpstreamMain");
+    UPSTREAM_MAIN("vLLM main", "UpstreamMain"),
+    /** One closer of a race with several, alone: every fix but the other closers ({@link Subject#only()} names it). */
+    ONLY_CLOSER("only", "OnlyCloser");
 
     private final String label;
     private final String className;

@@ -3,23 +3,30 @@ package vllmrace.races;
 import java.util.Objects;
 
 /**
- * One cell of the verdict table: a race, an engine, a variant, what was observed and the measured figures
- * behind it. {@code runs} counts enumerated schedules, Lincheck invocations or JCStress samples; {@code violatingRuns}
- * those that broke the invariant. A {@link Observed#HARNESS_ERROR} names, in {@code detail}, what broke and where
- * known the schedule.
+ * One cell of the verdict table: a subject (a race under a variant's fixes), an engine, what was observed and the
+ * measured figures behind it. {@code runs} counts enumerated schedules, Lincheck invocations or JCStress samples;
+ * {@code violatingRuns} those that broke the invariant. A {@link Observed#HARNESS_ERROR} names, in {@code detail},
+ * what broke and where known the schedule.
  */
-public record Verdict(Race race, Engine engine, Variant variant, Observed observed, long runs, long violatingRuns,
+public record Verdict(Subject subject, Engine engine, Observed observed, long runs, long violatingRuns,
                       String figures, String detail) {
 
     public Verdict {
-        Objects.requireNonNull(race, "race");
+        Objects.requireNonNull(subject, "subject");
         Objects.requireNonNull(engine, "engine");
-        Objects.requireNonNull(variant, "variant");
         Objects.requireNonNull(observed, "observed");
     }
 
+    public Race race() {
+        return subject.race();
+    }
+
+    public Variant variant() {
+        return subject.variant();
+    }
+
     public Expectation expected() {
-        return race.expected(variant);
+        return race().expected(variant());
     }
 
     /** True when the observation is the catalogue's expectation for this variant. */
@@ -33,17 +40,17 @@ public record Verdict(Race race, Engine engine, Variant variant, Observed observ
 
     /** The observation as the results read it ("racy" / "closed (by #N)" on vLLM main). */
     public String observedLabel() {
-        return race.label(variant, observed);
+        return race().label(variant(), observed);
     }
 
     /** The expectation as the results read it. */
     public String expectedLabel() {
-        return race.expectedLabel(variant);
+        return race().expectedLabel(variant());
     }
 
     /** One line naming the race, engine, variant, expectation and observation. */
     public String headline() {
-        return race.name() + " [" + engine.label() + ", " + variant.label() + "]: expected " + expectedLabel()
+        return race().name() + " [" + engine.label() + ", " + subject.variantLabel() + "]: expected " + expectedLabel()
                 + ", observed " + observedLabel() + " (" + figures + ")";
     }
 }

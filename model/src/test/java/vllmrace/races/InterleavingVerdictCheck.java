@@ -14,9 +14,9 @@ final class InterleavingVerdictCheck {
     private InterleavingVerdictCheck() {
     }
 
-    static void verdict(Race race, Variant variant) {
-        Assumptions.assumeTrue(Shard.current().includes(race), race + " is in another shard than " + Shard.current());
-        Verdict verdict = InterleavingVerdicts.verdict(race, variant);
+    static void verdict(Subject subject) {
+        Assumptions.assumeTrue(Shard.current().includes(subject.race()), subject.race() + " is in another shard than " + Shard.current());
+        Verdict verdict = InterleavingVerdicts.verdict(subject);
         assertTrue(verdict.runs() > 0, "no schedule ran");
         assertTrue(verdict.asExpected(), verdict.headline() + "\n" + verdict.detail());
     }

@@ -42,6 +42,35 @@ class RaceRegistryTest {
                 race + "'s header must state the vLLM-main expectation the registry has (" + race.expectedLabel(Variant.UPSTREAM_MAIN) + ")");
     }
 
+    @ParameterizedTest(name = "{0} [family]: every point builds, and reads every dimension it sets")
+    @EnumSource(Race.class)
+    void everyPointOfTheFamilyIsOneTheScenarioUnderstands(Race race) {
+        assertEquals(Params.DEFAULT, race.grid().get(0));
+        assertTrue(race.grid().size() > 1, race + " is a single point: give its scenario a family (tokens, n, requests, ...)");
+        for (Params point : race.grid()) {
+            RaceScenario scenario = race.scenario(FixSet.all(), point);
+            assertFalse(scenario.actor1().isDone() || scenario.actor2().isDone(), race + " at " + point);
+            assertEquals(java.util.Set.of(), point.unread(), race + " at " + point + ": dimensions its scenario never reads");
+        }
+    }
+
+    @Test
+    void aPartialCloserNamesWhatItLeavesAndTheReportedVariantSwitchesItOffToo() {
+        Race race = Race.LateLoadCompletionUnion;
+        assertEquals(java.util.Set.of(Fix.MULTI_CONNECTOR_LOAD_DEDUP), race.closers().full());
+        assertEquals(java.util.Set.of("CN1"), race.closers().leaves(Fix.SCHEDULER_SKIP_LATE_REPORT));
+        assertFalse(race.fixes(Variant.REPORTED).isOn(Fix.SCHEDULER_SKIP_LATE_REPORT));
+        Verdict alone = InterleavingVerdicts.verdict(Subject.onlyCloser(race, Fix.SCHEDULER_SKIP_LATE_REPORT));
+        assertTrue(alone.asExpected() && alone.figures().contains("break only [CN1]"), alone.headline());
+        assertThrowsIllegal(() -> Closers.of(Fix.IS_FINISHED_GUARD).partly(Fix.IS_FINISHED_GUARD, "SC3"));
+        assertThrowsIllegal(() -> Closers.none().partly(Fix.IS_FINISHED_GUARD));
+        assertThrowsIllegal(() -> Subject.onlyCloser(race, Fix.ORDERED_ABORT));
+    }
+
+    private static void assertThrowsIllegal(Runnable r) {
+        assertThrows(IllegalArgumentException.class, r::run);
+    }
+
     @Test
     void upstreamMainIsExactlyTheMergedFixes() {
         FixSet main = FixSet.upstreamMain();

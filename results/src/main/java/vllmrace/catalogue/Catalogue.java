@@ -20,6 +20,7 @@ import vllmrace.races.InterleavingVerdicts;
 import vllmrace.races.Observed;
 import vllmrace.races.Race;
 import vllmrace.races.Shard;
+import vllmrace.races.Subject;
 import vllmrace.races.Variant;
 import vllmrace.races.Verdict;
 import vllmrace.stress.verdict.JcstressResults;
@@ -130,16 +131,16 @@ public final class Catalogue {
             out.blank();
             out.line(String.format("[%d/%d] %s (%s, %s): %s", ++n, races.size(), race.name(), race.component().packageName(),
                     race.upstream(), race.summary()));
-            for (Variant variant : Cells.variants(Engine.ENUMERATOR, race)) {
+            for (Subject subject : Cells.subjects(Engine.ENUMERATOR, race)) {
                 long start = System.nanoTime();
-                Verdict verdict = InterleavingVerdicts.verdict(race, variant);
+                Verdict verdict = InterleavingVerdicts.verdict(subject);
                 record(tables.verdicts(), verdict, (System.nanoTime() - start) / 1_000_000);
             }
-            for (Variant variant : Cells.variants(Engine.LINCHECK, race)) {
-                LincheckVerdicts.Checked checked = LincheckVerdicts.check(race, variant);
+            for (Subject subject : Cells.subjects(Engine.LINCHECK, race)) {
+                LincheckVerdicts.Checked checked = LincheckVerdicts.check(subject);
                 record(tables.verdicts(), checked.verdict(), checked.result().wallMillis());
-                if (checked.verdict().observed() == Observed.BUG_FOUND && variant == Variant.REPORTED) {
-                    Path trace = TraceStore.save(results, race, variant, checked.result());
+                if (checked.verdict().observed() == Observed.BUG_FOUND && subject.variant() == Variant.REPORTED) {
+                    Path trace = TraceStore.save(results, race, subject.variant(), checked.result());
                     printCounterexample(checked.result(), trace);
                 }
             }
@@ -259,14 +260,14 @@ public final class Catalogue {
     }
 
     private void record(Tsv verdicts, Verdict verdict, long wallMillis, String prefix) {
-        out.verdict(verdict.asExpected(), prefix + verdict.engine().label() + ", " + verdict.variant().label() + ": "
+        out.verdict(verdict.asExpected(), prefix + verdict.engine().label() + ", " + verdict.subject().variantLabel() + ": "
                 + verdict.observedLabel() + " (" + verdict.figures() + ")"
                 + (verdict.asExpected() ? "" : "; expected " + verdict.expectedLabel()));
         if (!verdict.asExpected()) {
             mismatch(verdict.headline());
             out.detail(verdict.detail());
         }
-        verdicts.put(List.of(verdict.race().name(), verdict.engine().label(), verdict.variant().label(),
+        verdicts.put(List.of(verdict.race().name(), verdict.engine().label(), verdict.subject().variantLabel(),
                 verdict.expectedLabel(), verdict.observedLabel(), Long.toString(verdict.runs()),
                 Long.toString(verdict.violatingRuns()), verdict.figures(), Long.toString(wallMillis)));
     }

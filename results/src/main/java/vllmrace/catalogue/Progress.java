@@ -42,8 +42,8 @@ final class Progress {
         long millis = 0;
         boolean any = false;
         for (Engine engine : List.of(Engine.ENUMERATOR, Engine.LINCHECK)) {
-            for (var variant : Cells.variants(engine, race)) {
-                List<String> row = last.verdicts().get(race.name(), engine.label(), variant.label());
+            for (var subject : Cells.subjects(engine, race)) {
+                List<String> row = last.verdicts().get(race.name(), engine.label(), subject.variantLabel());
                 if (row != null) {
                     millis += Long.parseLong(row.get(8));
                     any = true;

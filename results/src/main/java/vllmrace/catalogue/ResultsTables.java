@@ -26,7 +26,8 @@ record ResultsTables(Tsv verdicts, Tsv matrix, Tsv linearizability) {
     void write() {
         verdicts.sort(Comparator.comparing((List<String> r) -> raceIndex(r.get(0)))
                 .thenComparing(r -> index(Arrays.stream(Engine.values()).map(Engine::label).toList(), r.get(1)))
-                .thenComparing(r -> index(Arrays.stream(Variant.values()).map(Variant::label).toList(), r.get(2))));
+                .thenComparing(r -> index(Arrays.stream(Variant.values()).map(Variant::label).toList(), r.get(2).split(" ")[0]))
+                .thenComparing(r -> r.get(2)));
         matrix.sort(Comparator.comparing((List<String> r) -> raceIndex(r.get(0))).thenComparing(r -> index(FixMatrix.columns(), r.get(1))));
         linearizability.sort(Comparator.comparing((List<String> r) -> index(
                 Arrays.stream(LinearizabilityCheck.values()).map(Enum::name).toList(), r.get(0)))

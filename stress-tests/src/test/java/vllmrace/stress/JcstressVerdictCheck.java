@@ -8,6 +8,7 @@ import vllmrace.races.Cells;
 import vllmrace.races.Expectation;
 import vllmrace.races.Race;
 import vllmrace.races.Shard;
+import vllmrace.races.Subject;
 import vllmrace.races.Variant;
 import vllmrace.races.Verdict;
 import vllmrace.races.derive.JcstressSources;
@@ -42,7 +43,9 @@ final class JcstressVerdictCheck {
         return results;
     }
 
-    static void verdict(Race race, Variant variant) throws Exception {
+    static void verdict(Subject subject) throws Exception {
+        Race race = subject.race();
+        Variant variant = subject.variant();
         Assumptions.assumeTrue(SHARD.includes(race), race + " is in another shard than " + SHARD);
         Verdict verdict = JcstressVerdicts.verdict(race, variant, results());
         System.out.println(verdict.headline());

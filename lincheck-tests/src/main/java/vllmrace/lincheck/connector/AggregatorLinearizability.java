@@ -236,7 +236,7 @@ public class AggregatorLinearizability {
         boolean mixed = runs.stream().anyMatch(LincheckResult::exhausted) && !runs.stream().allMatch(LincheckResult::exhausted);
         int total = mixed ? (int) invocations : budget * runs.size();
         return new LincheckResult("aggregator LOADS + SAVES + ABORTED_LOAD " + fixes, false, invocations, total, wallMillis, "", "",
-                List.of(), List.of(), LincheckResult.Coverage.UNKNOWN, java.util.Map.of(), java.util.Map.of(), null);
+                List.of(), List.of(), LincheckResult.Coverage.UNKNOWN, java.util.Map.of(), java.util.Map.of(), null, List.of());
     }
 
     /**

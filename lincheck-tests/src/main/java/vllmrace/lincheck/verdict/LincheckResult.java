@@ -17,11 +17,12 @@ import java.util.Map;
  * @param outcomes     for a race scenario, invocations per judged outcome name (empty otherwise)
  * @param firstByOutcome for a race scenario, the first invocation that ended in each outcome
  * @param last         the last invocation recorded (Lincheck stops at a failing one), or null
+ * @param runs         for a race scenario, every invocation recorded, in order
  */
 public record LincheckResult(String check, boolean failed, long invocations, int budget, long wallMillis,
                              String report, String detailedReport, List<String> steps, List<String> violations,
                              Coverage coverage, Map<String, Long> outcomes, Map<String, RunRecorder.Run> firstByOutcome,
-                             RunRecorder.Run last) {
+                             RunRecorder.Run last, List<RunRecorder.Run> runs) {
 
     /**
      * Step-level coverage of a race scenario: how many distinct step sequences (actor steps, then the arbiter's) the
@@ -51,19 +52,19 @@ public record LincheckResult(String check, boolean failed, long invocations, int
     /** The same result with the counterexample's model steps and detector findings. */
     public LincheckResult withSteps(List<String> counterexampleSteps, List<String> detected) {
         return new LincheckResult(check, failed, invocations, budget, wallMillis, report, detailedReport,
-                List.copyOf(counterexampleSteps), List.copyOf(detected), coverage, outcomes, firstByOutcome, last);
+                List.copyOf(counterexampleSteps), List.copyOf(detected), coverage, outcomes, firstByOutcome, last, runs);
     }
 
     /** The same result, not failed: the suite stopped Lincheck (every distinct step sequence ran, or a modelling error). */
     public LincheckResult stoppedByTheSuite() {
         return new LincheckResult(check, false, invocations, budget, wallMillis, "", "", steps, violations, coverage,
-                outcomes, firstByOutcome, last);
+                outcomes, firstByOutcome, last, runs);
     }
 
     /** The same result with its step-level coverage. */
     public LincheckResult withCoverage(Coverage measured) {
         return new LincheckResult(check, failed, invocations, budget, wallMillis, report, detailedReport, steps, violations,
-                measured, outcomes, firstByOutcome, last);
+                measured, outcomes, firstByOutcome, last, runs);
     }
 
     /** True when Lincheck ran out of interleavings before the budget (only meaningful without a failure). */

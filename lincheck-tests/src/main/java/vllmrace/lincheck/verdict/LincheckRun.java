@@ -124,6 +124,6 @@ public final class LincheckRun {
         String report = detailed < 0 ? full : full.substring(0, detailed);
         return new LincheckResult(name, failure != null, RunRecorder.invocations(), budget, wallMillis,
                 report.strip(), full, List.of(), List.of(), LincheckResult.Coverage.UNKNOWN, RunRecorder.outcomes(),
-                RunRecorder.firstByOutcome(), RunRecorder.last());
+                RunRecorder.firstByOutcome(), RunRecorder.last(), RunRecorder.runs());
     }
 }

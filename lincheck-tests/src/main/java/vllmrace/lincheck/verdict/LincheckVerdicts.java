@@ -1,8 +1,7 @@
 package vllmrace.lincheck.verdict;
 
-import java.util.Comparator;
-import java.util.Map;
-import java.util.Optional;
+import java.util.ArrayList;
+import java.util.List;
 import vllmrace.races.AllInterleavings;
 import vllmrace.races.Engine;
 import vllmrace.races.Observed;
@@ -38,60 +37,62 @@ public final class LincheckVerdicts {
 
     /** Checks a race's variant with the budget its scenario's size calls for ({@link LincheckRun#budgetFor}). */
     public static Checked check(Race race, Variant variant) {
-        Subject subject = Subject.of(race, variant);
+        return check(Subject.of(race, variant));
+    }
+
+    /** Checks a subject with the budget its scenario's size calls for ({@link LincheckRun#budgetFor}). */
+    public static Checked check(Subject subject) {
         return check(subject, LincheckRun.budgetFor(AllInterleavings.distinctStepSequences(subject::newScenario)));
     }
 
     public static Checked check(Subject subject, int budget) {
         LincheckResult result = LincheckRun.checkScenario(subject, budget);
         Race race = subject.race();
-        Optional<RunRecorder.Run> error = first(race, result, outcome -> outcome == null || outcome.modellingError());
-        if (error.isPresent()) {
-            RunRecorder.Run run = error.get();
+        List<RunRecorder.Run> errors = new ArrayList<>();
+        List<RunRecorder.Run> violating = new ArrayList<>();
+        List<RunRecorder.Run> tolerated = new ArrayList<>();
+        for (RunRecorder.Run run : result.runs()) {
+            RaceOutcome outcome = outcomeOrNull(race, run.outcome());
+            if (outcome == null || outcome.modellingError()) {
+                errors.add(run);
+            } else if (outcome.violation()) {
+                boolean leftAlone = !subject.tolerated().isEmpty() && !run.invariants().isEmpty()
+                        && subject.tolerated().containsAll(run.invariants());
+                (leftAlone ? tolerated : violating).add(run);
+            }
+        }
+        if (!errors.isEmpty()) {
+            RunRecorder.Run run = errors.get(0);
             return harnessError(subject, result.withSteps(run.steps(), run.violations()), "invocation " + run.invocation()
                     + " ended " + run.outcome() + (run.actorFailure() == null ? "" : "; an actor raised " + run.actorFailure())
                     + "; detectors " + run.violations());
         }
-        Optional<RunRecorder.Run> violating = first(race, result, outcome -> outcome != null && outcome.violation());
-        if (result.failed() && violating.isEmpty()) {
+        if (result.failed() && violating.isEmpty() && tolerated.isEmpty()) {
             return harnessError(subject, result, "Lincheck failed on no violating invocation:\n" + result.report());
         }
-        if (violating.isPresent()) {
-            RunRecorder.Run run = violating.get();
+        String leftAlone = tolerated.isEmpty() ? "" : "; " + tolerated.size() + " invocation(s) break only " + subject.tolerated()
+                + ", which the registry says " + subject.only() + " alone leaves";
+        if (!violating.isEmpty()) {
+            RunRecorder.Run run = violating.get(0);
             LincheckResult withTrace = result.withSteps(run.steps(), run.violations());
-            long count = count(race, result, outcome -> outcome != null && outcome.violation());
-            return new Checked(new Verdict(race, Engine.LINCHECK, subject.variant(), Observed.BUG_FOUND, result.invocations(),
-                    count, "invocation " + run.invocation() + " of " + result.invocations() + " violated; "
-                    + (result.failed() ? "Lincheck failed there" : "Lincheck passed it: a sequential order gives it too"),
+            return new Checked(new Verdict(subject, Engine.LINCHECK, Observed.BUG_FOUND, result.invocations(), violating.size(),
+                    "invocation " + run.invocation() + " of " + result.invocations() + " violated; "
+                            + (result.failed() ? "Lincheck failed there" : "Lincheck passed it: a sequential order gives it too") + leftAlone,
                     result.report()), withTrace);
         }
         if (result.invocations() == 0) {
-            return new Checked(new Verdict(race, Engine.LINCHECK, subject.variant(), Observed.NO_RESULTS, 0, 0,
-                    "no invocation ran", subject.label()), result);
+            return new Checked(new Verdict(subject, Engine.LINCHECK, Observed.NO_RESULTS, 0, 0, "no invocation ran", subject.label()), result);
         }
         boolean small = result.coverage().known() && result.coverage().total() <= SMALL_SCENARIO;
         Observed observed = small && !result.coverage().complete() ? Observed.INCOMPLETE : Observed.CLEAN;
-        return new Checked(new Verdict(race, Engine.LINCHECK, subject.variant(), observed, result.invocations(), 0,
-                result.figures(), String.valueOf(result.outcomes())), result);
+        return new Checked(new Verdict(subject, Engine.LINCHECK, observed, result.invocations(), 0, result.figures() + leftAlone,
+                String.valueOf(result.outcomes())), result);
     }
 
     private static Checked harnessError(Subject subject, LincheckResult result, String detail) {
-        return new Checked(new Verdict(subject.race(), Engine.LINCHECK, subject.variant(), Observed.HARNESS_ERROR,
+        return new Checked(new Verdict(subject, Engine.LINCHECK, Observed.HARNESS_ERROR,
                 result.invocations(), 0, "harness error in " + result.invocations() + " invocation(s)",
                 subject.label() + ": " + detail), result);
-    }
-
-    /** The earliest recorded invocation whose outcome (null: not an outcome of the race) passes {@code test}. */
-    private static Optional<RunRecorder.Run> first(Race race, LincheckResult result, java.util.function.Predicate<RaceOutcome> test) {
-        return result.firstByOutcome().entrySet().stream()
-                .filter(e -> test.test(outcomeOrNull(race, e.getKey())))
-                .map(Map.Entry::getValue)
-                .min(Comparator.comparingLong(RunRecorder.Run::invocation));
-    }
-
-    private static long count(Race race, LincheckResult result, java.util.function.Predicate<RaceOutcome> test) {
-        return result.outcomes().entrySet().stream().filter(e -> test.test(outcomeOrNull(race, e.getKey())))
-                .mapToLong(Map.Entry::getValue).sum();
     }
 
     private static RaceOutcome outcomeOrNull(Race race, String name) {

@@ -13,8 +13,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link LincheckRun} tells Lincheck to ignore this class: what it records survives the run.
  */
 public final class RunRecorder {
-    /** One invocation as the model saw it: its number, steps, detector findings, outcome and an unexpected actor failure. */
-    public record Run(long invocation, List<String> steps, List<String> violations, String outcome, String actorFailure) {
+    /**
+     * One invocation as the model saw it: its number, steps, detector findings (and the invariants they break), outcome
+     * and an unexpected actor failure.
+     */
+    public record Run(long invocation, List<String> steps, List<String> violations, Set<String> invariants, String outcome,
+                      String actorFailure) {
     }
 
     private static final AtomicLong INVOCATIONS = new AtomicLong();
@@ -22,6 +26,7 @@ public final class RunRecorder {
     private static final Map<String, Long> OUTCOMES = new ConcurrentHashMap<>();
     private static volatile long lastNewRunAt;
     private static final Map<String, Run> FIRST_BY_OUTCOME = new ConcurrentHashMap<>();
+    private static final List<Run> RUNS = new java.util.concurrent.CopyOnWriteArrayList<>();
     private static volatile Run last;
     private static volatile boolean stopped;
 
@@ -37,8 +42,10 @@ public final class RunRecorder {
      * (whether that is a violation is decided after the check: it reads annotations by reflection, which Lincheck
      * would see as non-determinism inside a tracked operation). True when no earlier invocation ran these steps.
      */
-    public static boolean recordRun(List<String> steps, List<String> violations, String outcome, String actorFailure) {
-        Run run = new Run(INVOCATIONS.get(), List.copyOf(steps), List.copyOf(violations), outcome, actorFailure);
+    public static boolean recordRun(List<String> steps, List<String> violations, Set<String> invariants, String outcome,
+                                    String actorFailure) {
+        Run run = new Run(INVOCATIONS.get(), List.copyOf(steps), List.copyOf(violations), Set.copyOf(invariants), outcome, actorFailure);
+        RUNS.add(run);
         boolean added = DISTINCT_RUNS.add(run.steps());
         if (added) {
             lastNewRunAt = run.invocation();
@@ -55,6 +62,7 @@ public final class RunRecorder {
         OUTCOMES.clear();
         lastNewRunAt = 0;
         FIRST_BY_OUTCOME.clear();
+        RUNS.clear();
         last = null;
         stopped = false;
     }
@@ -88,6 +96,11 @@ public final class RunRecorder {
 
     static Run last() {
         return last;
+    }
+
+    /** Every invocation recorded, in order. */
+    static List<Run> runs() {
+        return List.copyOf(RUNS);
     }
 
     /** The first invocation that ended in each outcome. */

@@ -27,4 +27,9 @@ public record SamplingParams(int n, int maxTokens, int stopAfterTokens) {
     public static SamplingParams maxTokens(int maxTokens) {
         return new SamplingParams(1, maxTokens, 0);
     }
+
+    /** The same parameters with {@code n} parallel samples. */
+    public SamplingParams withN(int n) {
+        return new SamplingParams(n, maxTokens, stopAfterTokens);
+    }
 }

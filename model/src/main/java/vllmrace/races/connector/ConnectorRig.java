@@ -69,7 +69,12 @@ public final class ConnectorRig {
 
     /** Set-up: the client's ADD goes on the input socket. */
     public void sendAdd(String requestId, int numPromptTokens, int maxTokens) {
-        inputSocket.send(new EngineCoreMessage.Add(new EngineCoreRequest(requestId, ++arrivalClock, numPromptTokens, maxTokens)));
+        sendAdd(requestId, numPromptTokens, maxTokens, 0);
+    }
+
+    /** As {@link #sendAdd(String, int, int)}, the request's {@code stopTokenAt}-th output token a stop token (0: none). */
+    public void sendAdd(String requestId, int numPromptTokens, int maxTokens, int stopTokenAt) {
+        inputSocket.send(new EngineCoreMessage.Add(new EngineCoreRequest(requestId, ++arrivalClock, numPromptTokens, maxTokens, stopTokenAt)));
     }
 
     /** The client's ABORT goes on the input socket (the next busy-loop iteration's {@code _process_input_queue} applies it). */

@@ -7,6 +7,7 @@ import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
 import vllmrace.races.ModellingError;
+import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
 
@@ -49,20 +50,27 @@ public final class ExtraAsyncSavesDedupScenario extends ConnectorRaceScenario {
     }
 
     private final LmCacheConnector lmcache;
-    private final LmCacheConnector offloading;
+    private final List<LmCacheConnector> offloading;
 
     public ExtraAsyncSavesDedupScenario(FixSet fixes) {
-        this(new LmCacheConnector[2], fixes);
+        this(fixes, Params.DEFAULT);
+    }
+
+    /** The scenario at one point of its family: {@code savingChildren}, the async-saving children (default 2). */
+    public ExtraAsyncSavesDedupScenario(FixSet fixes, Params p) {
+        this(new LmCacheConnector[p.get("savingChildren", 2, 2)], fixes);
     }
 
     private ExtraAsyncSavesDedupScenario(LmCacheConnector[] c, FixSet fixes) {
         super(new ConnectorRig(fixes, 1, kv -> {
             c[0] = new LmCacheConnector("LMCacheMPConnector", kv, true);
-            c[1] = new LmCacheConnector("OffloadingConnector", kv, true);
-            return List.of(c[0], c[1]);
+            for (int i = 1; i < c.length; i++) {
+                c[i] = new LmCacheConnector(i == 1 ? "OffloadingConnector" : "OffloadingConnector" + i, kv, true);
+            }
+            return List.of(c);
         }));
         this.lmcache = c[0];
-        this.offloading = c[1];
+        this.offloading = List.of(c).subList(1, c.length);
         rig.sendAdd(REQUEST_ID, 4, 1);
         rig.sendAdd(OTHER_REQUEST_ID, 4, 1);
         rig.engineCore().processInputQueue();
@@ -74,11 +82,13 @@ public final class ExtraAsyncSavesDedupScenario extends ConnectorRaceScenario {
         if (!rig.request(REQUEST_ID).isFinished()) {
             throw new IllegalStateException("set-up: R did not finish: " + rig.request(REQUEST_ID));
         }
+        ConnectorRig.Actor busyLoop = rig.actor("EngineCore busy loop + OffloadingConnector").iteration();
+        for (LmCacheConnector child : offloading) {
+            busyLoop.worker(child.name() + ": async save of R completes", () -> child.completeSave(REQUEST_ID));
+        }
         actors(rig.actor("Worker: LMCacheMPConnector").worker("LMCacheMPConnector: async save of R completes",
                         () -> lmcache.completeSave(REQUEST_ID)).build(),
-                rig.actor("EngineCore busy loop + OffloadingConnector").iteration()
-                        .worker("OffloadingConnector: async save of R completes", () -> offloading.completeSave(REQUEST_ID))
-                        .iteration().iteration().build());
+                busyLoop.iteration().iteration().build());
     }
 
     @Override

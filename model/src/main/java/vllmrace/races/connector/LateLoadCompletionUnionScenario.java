@@ -7,6 +7,7 @@ import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
 import vllmrace.races.ModellingError;
+import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
 
@@ -69,25 +70,35 @@ public final class LateLoadCompletionUnionScenario extends ConnectorRaceScenario
 
     private final NixlDecodeConnector nixl;
     private final LmCacheConnector lmcache;
+    private final boolean stopToken;
 
     public LateLoadCompletionUnionScenario(FixSet fixes) {
-        this(new Object[2], fixes);
+        this(fixes, Params.DEFAULT);
     }
 
-    private LateLoadCompletionUnionScenario(Object[] c, FixSet fixes) {
-        super(new ConnectorRig(fixes, 1, kv -> {
+    /**
+     * The scenario at one point of its family: {@code promptBlocks}, R's and R2's prompt in blocks, and the pool's size
+     * (default 1); {@code stopToken} (1: R finishes by a stop token, FINISHED_STOPPED, instead of by length).
+     */
+    public LateLoadCompletionUnionScenario(FixSet fixes, Params p) {
+        this(new Object[2], fixes, p.get("promptBlocks", 1, 1), p.get("stopToken", 0, 0) == 1);
+    }
+
+    private LateLoadCompletionUnionScenario(Object[] c, FixSet fixes, int blocks, boolean stopToken) {
+        super(new ConnectorRig(fixes, blocks, kv -> {
             NixlDecodeConnector n = new NixlDecodeConnector("NixlConnector", kv, fixes);
             LmCacheConnector l = new LmCacheConnector("LMCacheMPConnector", kv, false);
             c[0] = n;
             c[1] = l;
             return List.of(n, l);
         }));
+        this.stopToken = stopToken;
         this.nixl = (NixlDecodeConnector) c[0];
         this.lmcache = (LmCacheConnector) c[1];
-        nixl.remotePrefill(REQUEST_ID, 4);
-        lmcache.cachedPrefix(REQUEST_ID, 4);
-        rig.sendAdd(REQUEST_ID, 4, 1);
-        rig.sendAdd(OTHER_REQUEST_ID, 4, 1);
+        nixl.remotePrefill(REQUEST_ID, 4 * blocks);
+        lmcache.cachedPrefix(REQUEST_ID, 4 * blocks);
+        rig.sendAdd(REQUEST_ID, 4 * blocks, stopToken ? 2 : 1, stopToken ? 1 : 0);
+        rig.sendAdd(OTHER_REQUEST_ID, 4 * blocks, 1);
         rig.engineCore().processInputQueue();
         rig.track(REQUEST_ID);
         rig.track(OTHER_REQUEST_ID);
@@ -114,7 +125,7 @@ public final class LateLoadCompletionUnionScenario extends ConnectorRaceScenario
             case DUPLICATE_TRANSFER_EVENT -> Outcome.DUPLICATE_TRANSFER_EVENT;
             case LEAK -> Outcome.LEAK;
             case UNEXPECTED -> Outcome.UNEXPECTED;
-            case NONE -> rig.request(REQUEST_ID).status() == RequestStatus.FINISHED_LENGTH_CAPPED
+            case NONE -> rig.request(REQUEST_ID).status() == (stopToken ? RequestStatus.FINISHED_STOPPED : RequestStatus.FINISHED_LENGTH_CAPPED)
                     && rig.request(OTHER_REQUEST_ID).status() == RequestStatus.FINISHED_LENGTH_CAPPED ? Outcome.COMPLETED : Outcome.UNEXPECTED;
         };
     }

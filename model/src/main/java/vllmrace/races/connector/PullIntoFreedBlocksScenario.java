@@ -8,6 +8,7 @@ import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.FixSet;
 import vllmrace.races.Clean;
 import vllmrace.races.ModellingError;
+import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
 import vllmrace.races.RaceScenario;
@@ -50,7 +51,12 @@ public final class PullIntoFreedBlocksScenario implements RaceScenario {
     private final LateLoadCompletionUnionScenario scenario;
 
     public PullIntoFreedBlocksScenario(FixSet fixes) {
-        scenario = new LateLoadCompletionUnionScenario(fixes);
+        this(fixes, Params.DEFAULT);
+    }
+
+    /** The scenario at one point of LateLoadCompletionUnion's family. */
+    public PullIntoFreedBlocksScenario(FixSet fixes, Params p) {
+        scenario = new LateLoadCompletionUnionScenario(fixes, p);
     }
 
     @Override

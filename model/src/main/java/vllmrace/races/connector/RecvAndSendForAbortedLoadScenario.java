@@ -7,6 +7,7 @@ import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
 import vllmrace.races.ModellingError;
+import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
 
@@ -76,17 +77,22 @@ public final class RecvAndSendForAbortedLoadScenario extends ConnectorRaceScenar
     private final NixlDecodeConnector nixl;
 
     public RecvAndSendForAbortedLoadScenario(FixSet fixes) {
-        this(new NixlDecodeConnector[1], fixes);
+        this(fixes, Params.DEFAULT);
     }
 
-    private RecvAndSendForAbortedLoadScenario(NixlDecodeConnector[] n, FixSet fixes) {
+    /** The scenario at one point of its family: {@code promptBlocks}, R's prompt in blocks (default 1). */
+    public RecvAndSendForAbortedLoadScenario(FixSet fixes, Params p) {
+        this(new NixlDecodeConnector[1], fixes, p.get("promptBlocks", 1, 1));
+    }
+
+    private RecvAndSendForAbortedLoadScenario(NixlDecodeConnector[] n, FixSet fixes, int blocks) {
         super(new ConnectorRig(fixes, 6, kv -> {
             n[0] = new NixlDecodeConnector("NixlConnector", kv, fixes);
             return List.of(n[0], new LmCacheConnector("LMCacheConnectorV1 (offload)", kv, true));
         }));
         this.nixl = n[0];
-        nixl.remotePrefill(REQUEST_ID, 4);
-        rig.sendAdd(REQUEST_ID, 4, 1);
+        nixl.remotePrefill(REQUEST_ID, 4 * blocks);
+        rig.sendAdd(REQUEST_ID, 4 * blocks, 1);
         rig.sendAdd(OTHER_REQUEST_ID, 4, 6);
         rig.engineCore().processInputQueue();
         rig.track(REQUEST_ID);

@@ -8,7 +8,7 @@ import vllmrace.races.Cells;
 import vllmrace.races.Engine;
 import vllmrace.races.Race;
 import vllmrace.races.Shard;
-import vllmrace.races.Variant;
+import vllmrace.races.Subject;
 
 /**
  * Build step (a module's {@code generate-test-sources}): writes one JUnit class with one test per race and variant an
@@ -40,6 +40,7 @@ public final class VerdictTestSources {
                 .append("import org.junit.jupiter.api.Test;\n")
                 .append("import org.junit.jupiter.api.TestMethodOrder;\n")
                 .append("import vllmrace.races.Race;\n")
+                .append("import vllmrace.races.Subject;\n")
                 .append("import vllmrace.races.Variant;\n\n")
                 .append("/**\n * Generated from the race registry by VerdictTestSources; do not edit. One test per race and variant that ")
                 .append(engine.label()).append(" judges,\n * named {@code <Race> [").append(engine.label())
@@ -47,17 +48,18 @@ public final class VerdictTestSources {
                 .append("@DisplayName(\"").append(engine.label()).append(" verdicts\")\n")
                 .append("@TestMethodOrder(MethodOrderer.OrderAnnotation.class)\n")
                 .append("class ").append(className).append(" {\n");
-        List<vllmrace.races.Subject> cells = Cells.verdicts(engine, Shard.ALL);
+        List<Subject> cells = Cells.verdicts(engine, Shard.ALL);
         for (int i = 0; i < cells.size(); i++) {
-            Race race = cells.get(i).race();
-            Variant variant = cells.get(i).variant();
+            Subject cell = cells.get(i);
+            Race race = cell.race();
+            String subject = cell.only() == null ? "Subject.of(Race." + race.name() + ", Variant." + cell.variant().name() + ")"
+                    : "Subject.onlyCloser(Race." + race.name() + ", vllmrace.model.fix.Fix." + cell.only().name() + ")";
             java.append("\n    @Test\n    @Order(").append(i + 1).append(")\n")
                     .append("    @DisplayName(\"").append(race.name()).append(" [").append(engine.label()).append(", ")
-                    .append(variant.label()).append("]\")\n")
+                    .append(cell.variantLabel()).append("]\")\n")
                     .append("    void ").append(Character.toLowerCase(race.name().charAt(0))).append(race.name().substring(1))
-                    .append('_').append(variant.name().toLowerCase()).append("() throws Exception {\n")
-                    .append("        ").append(check).append(".verdict(Race.").append(race.name()).append(", Variant.")
-                    .append(variant.name()).append(");\n    }\n");
+                    .append('_').append(cell.variantLabel().replace(' ', '_').toLowerCase()).append("() throws Exception {\n")
+                    .append("        ").append(check).append(".verdict(").append(subject).append(");\n    }\n");
         }
         return java.append("}\n").toString();
     }

@@ -7,9 +7,11 @@ import vllmrace.model.asyncio.StepLog;
 import vllmrace.model.detect.Violation;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.FixSet;
+import vllmrace.model.frontend.SamplingParams;
 import vllmrace.model.frontend.RequestOutputCollector;
 import vllmrace.races.Clean;
 import vllmrace.races.ModellingError;
+import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.RaceScenario;
 import vllmrace.races.Violating;
@@ -77,8 +79,14 @@ public final class ConcurrentAbortKillsReaddScenario implements RaceScenario {
     private final Coroutine<RequestOutputCollector> abortAndResubmit;
 
     public ConcurrentAbortKillsReaddScenario(FixSet fixes) {
+        this(fixes, Params.DEFAULT);
+    }
+
+    /** The scenario at one point of its family: {@code n}, the requests' parallel samples (default 1). */
+    public ConcurrentAbortKillsReaddScenario(FixSet fixes, Params p) {
+        SamplingParams params = SamplingParams.maxTokens(MAX_TOKENS).withN(p.get("n", 1, 1));
         vllm = new VllmInstance(fixes);
-        vllm.asyncLlm().addRequest(REQUEST_ID, MAX_TOKENS).run().join();
+        vllm.asyncLlm().addRequest(REQUEST_ID, params).run().join();
         vllm.engineCore().runBusyLoopOnce();
         vllm.asyncLlm().outputHandler().run().join();
         setupSteps = vllm.stepLog().size();
@@ -87,7 +95,7 @@ public final class ConcurrentAbortKillsReaddScenario implements RaceScenario {
         String internalId = vllm.outputProcessor().externalReqIdsSnapshot().get(REQUEST_ID).get(0);
         cancellation = vllm.asyncLlm().abort(internalId);
         abortAndResubmit = Coroutine.sequence("client: abort(X), add_request(X)", vllm.asyncLlm().abort(REQUEST_ID),
-                vllm.asyncLlm().addRequest(REQUEST_ID, MAX_TOKENS));
+                vllm.asyncLlm().addRequest(REQUEST_ID, params));
     }
 
     @Override

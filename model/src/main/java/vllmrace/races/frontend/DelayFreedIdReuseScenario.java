@@ -8,11 +8,13 @@ import vllmrace.model.connector.TestAsyncConnector;
 import vllmrace.model.detect.Violation;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.FixSet;
+import vllmrace.model.frontend.SamplingParams;
 import vllmrace.model.frontend.OutputProcessor;
 import vllmrace.model.frontend.RequestAlreadyRunningException;
 import vllmrace.model.frontend.RequestOutputCollector;
 import vllmrace.races.Clean;
 import vllmrace.races.ModellingError;
+import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
 import vllmrace.races.RaceScenario;
@@ -72,19 +74,27 @@ public final class DelayFreedIdReuseScenario implements RaceScenario {
     }
 
     private final VllmInstance vllm;
+    private final int n;
     private final RequestOutputCollector abortedQueue;
     private final int setupSteps;
     private final Coroutine<List<String>> abort;
     private final Coroutine<RequestOutputCollector> add;
 
     public DelayFreedIdReuseScenario(FixSet fixes) {
+        this(fixes, Params.DEFAULT);
+    }
+
+    /** The scenario at one point of its family: {@code n}, the requests' parallel samples (default 1). */
+    public DelayFreedIdReuseScenario(FixSet fixes, Params p) {
+        n = p.get("n", 1, 1);
+        SamplingParams params = SamplingParams.maxTokens(MAX_TOKENS).withN(n);
         vllm = new VllmInstance(fixes, TestAsyncConnector.SavePolicy.ALWAYS, NUM_GPU_BLOCKS);
-        abortedQueue = vllm.asyncLlm().addRequest(REQUEST_ID, MAX_TOKENS).run().join();
+        abortedQueue = vllm.asyncLlm().addRequest(REQUEST_ID, params).run().join();
         vllm.engineCore().runBusyLoopOnce(); // ADD(X@1) applied, X@1 scheduled: it holds a KV block
         vllm.asyncLlm().outputHandler().run().join();
         setupSteps = vllm.stepLog().size();
         abort = vllm.asyncLlm().abortThen(REQUEST_ID, "EngineCore.run_busy_loop", () -> vllm.engineCore().runBusyLoopOnce());
-        add = vllm.asyncLlm().addRequest(REQUEST_ID, MAX_TOKENS);
+        add = vllm.asyncLlm().addRequest(REQUEST_ID, params);
     }
 
     @Override
@@ -120,7 +130,7 @@ public final class DelayFreedIdReuseScenario implements RaceScenario {
         if (addFailure instanceof RequestAlreadyRunningException) {
             return vllm.scheduler().requestsSnapshot().isEmpty() ? Outcome.READD_REJECTED : Outcome.UNEXPECTED;
         }
-        return addFailure == null && vllm.scheduler().requestsSnapshot().size() == 1 ? Outcome.READDED_BESIDE_DELAY_FREED : Outcome.UNEXPECTED;
+        return addFailure == null && vllm.scheduler().requestsSnapshot().size() == n ? Outcome.READDED_BESIDE_DELAY_FREED : Outcome.UNEXPECTED;
     }
 
     @Override

@@ -7,9 +7,11 @@ import vllmrace.model.asyncio.StepLog;
 import vllmrace.model.detect.Violation;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.FixSet;
+import vllmrace.model.frontend.SamplingParams;
 import vllmrace.model.frontend.RequestAlreadyRunningException;
 import vllmrace.races.Clean;
 import vllmrace.races.ModellingError;
+import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
 import vllmrace.races.RaceScenario;
@@ -67,13 +69,19 @@ public final class DuplicateIdAbortWindowScenario implements RaceScenario {
     private final Coroutine<?> add;
 
     public DuplicateIdAbortWindowScenario(FixSet fixes) {
+        this(fixes, Params.DEFAULT);
+    }
+
+    /** The scenario at one point of its family: {@code n}, the requests' parallel samples (default 1). */
+    public DuplicateIdAbortWindowScenario(FixSet fixes, Params p) {
+        SamplingParams params = SamplingParams.maxTokens(MAX_TOKENS).withN(p.get("n", 1, 1));
         vllm = new VllmInstance(fixes);
-        vllm.asyncLlm().addRequest(REQUEST_ID, MAX_TOKENS).run().join();
+        vllm.asyncLlm().addRequest(REQUEST_ID, params).run().join();
         vllm.engineCore().runBusyLoopOnce();
         vllm.asyncLlm().outputHandler().run().join();
         setupSteps = vllm.stepLog().size();
         abort = vllm.asyncLlm().abort(REQUEST_ID);
-        add = vllm.asyncLlm().addRequest(REQUEST_ID, MAX_TOKENS);
+        add = vllm.asyncLlm().addRequest(REQUEST_ID, params);
     }
 
     @Override

@@ -13,6 +13,7 @@ import vllmrace.model.frontend.RequestOutputCollector;
 import vllmrace.model.frontend.SamplingParams;
 import vllmrace.races.Clean;
 import vllmrace.races.ModellingError;
+import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
 import vllmrace.races.RaceScenario;
@@ -74,12 +75,21 @@ public final class StopStringLateAbortScenario implements RaceScenario {
     private final Coroutine<RequestOutputCollector> add;
 
     public StopStringLateAbortScenario(FixSet fixes) {
+        this(fixes, Params.DEFAULT);
+    }
+
+    /**
+     * The scenario at one point of its family: {@code n}, both requests' parallel samples (default 1). With n = 2 the
+     * children are {@code 0_X} and {@code 1_X} (before #27987), so X@1's children and the re-added ones share ids.
+     */
+    public StopStringLateAbortScenario(FixSet fixes, Params p) {
+        int n = p.get("n", 1, 1);
         vllm = new VllmInstance(fixes);
-        stoppedQueue = vllm.asyncLlm().addRequest(REQUEST_ID, new SamplingParams(1, MAX_TOKENS, 1)).run().join();
+        stoppedQueue = vllm.asyncLlm().addRequest(REQUEST_ID, new SamplingParams(n, MAX_TOKENS, 1)).run().join();
         vllm.engineCore().runBusyLoopOnce(); // ADD(X@1) applied, one token sent: the stop string is in it
         setupSteps = vllm.stepLog().size();
         outputHandler = vllm.asyncLlm().outputHandler();
-        add = vllm.asyncLlm().addRequest(REQUEST_ID, MAX_TOKENS);
+        add = vllm.asyncLlm().addRequest(REQUEST_ID, SamplingParams.maxTokens(MAX_TOKENS).withN(n));
     }
 
     @Override

@@ -5,6 +5,7 @@ import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.FixSet;
 import vllmrace.races.Clean;
 import vllmrace.races.ModellingError;
+import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
 
@@ -53,8 +54,13 @@ public final class AbortLosesToFinalStepScenario extends SchedulerRaceScenario {
     }
 
     public AbortLosesToFinalStepScenario(FixSet fixes) {
+        this(fixes, Params.DEFAULT);
+    }
+
+    /** The scenario at one point of its family (see the race's grid). */
+    public AbortLosesToFinalStepScenario(FixSet fixes, Params p) {
         super(new EngineCoreRig(fixes, SavePolicy.ON_SUCCESS, 4));
-        rig.sendAdd(REQUEST_ID, 4, 1);
+        sendFamily(REQUEST_ID, p);
         rig.runBusyLoopOnce(); // ADD applied; schedule(1) runs R's final step; the loop does not block yet
         rig.track(REQUEST_ID);
         actors(rig.clientAbort(REQUEST_ID), rig.busyLoop().iteration().build());

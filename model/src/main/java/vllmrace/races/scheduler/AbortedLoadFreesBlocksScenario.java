@@ -6,6 +6,7 @@ import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
 import vllmrace.races.ModellingError;
+import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
 
@@ -53,10 +54,20 @@ public final class AbortedLoadFreesBlocksScenario extends SchedulerRaceScenario 
     }
 
     public AbortedLoadFreesBlocksScenario(FixSet fixes) {
-        super(new EngineCoreRig(fixes, SavePolicy.NEVER, 1));
-        rig.connector().remotePrefill(REQUEST_ID, 4);
-        rig.sendAdd(REQUEST_ID, 4, 1);
-        rig.sendAdd(OTHER_REQUEST_ID, 4, 1);
+        this(fixes, Params.DEFAULT);
+    }
+
+    /** The scenario at one point of its family (see the race's grid). */
+    public AbortedLoadFreesBlocksScenario(FixSet fixes, Params p) {
+        this(fixes, p.get("promptBlocks", 1, 1));
+    }
+
+    /** R's prompt fills {@code blocks} blocks, and so does the pool: R2 gets them only if they are freed. */
+    private AbortedLoadFreesBlocksScenario(FixSet fixes, int blocks) {
+        super(new EngineCoreRig(fixes, SavePolicy.NEVER, blocks));
+        rig.connector().remotePrefill(REQUEST_ID, 4 * blocks);
+        rig.sendAdd(REQUEST_ID, 4 * blocks, 1);
+        rig.sendAdd(OTHER_REQUEST_ID, 4 * blocks, 1);
         rig.engineCore().processInputQueue();
         rig.track(REQUEST_ID);
         rig.track(OTHER_REQUEST_ID);

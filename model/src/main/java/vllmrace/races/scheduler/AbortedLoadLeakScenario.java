@@ -10,6 +10,7 @@ import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
 import vllmrace.races.ModellingError;
+import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
 
@@ -59,9 +60,19 @@ public final class AbortedLoadLeakScenario extends SchedulerRaceScenario {
     }
 
     public AbortedLoadLeakScenario(FixSet fixes) {
-        super(new EngineCoreRig(fixes, SavePolicy.NEVER, 4));
-        rig.connector().remotePrefill(REQUEST_ID, 4);
-        rig.sendAdd(REQUEST_ID, 4, 1);
+        this(fixes, Params.DEFAULT);
+    }
+
+    /** The scenario at one point of its family (see the race's grid). */
+    public AbortedLoadLeakScenario(FixSet fixes, Params p) {
+        this(fixes, p.get("promptBlocks", 1, 1));
+    }
+
+    /** R's prompt fills {@code blocks} blocks. */
+    private AbortedLoadLeakScenario(FixSet fixes, int blocks) {
+        super(new EngineCoreRig(fixes, SavePolicy.NEVER, 4 * blocks));
+        rig.connector().remotePrefill(REQUEST_ID, 4 * blocks);
+        rig.sendAdd(REQUEST_ID, 4 * blocks, 1);
         rig.runBusyLoopOnce(); // ADD applied; schedule(1) starts the async load; update_from_output(1)
         rig.track(REQUEST_ID);
         rig.connector().completeLoad(REQUEST_ID); // the worker's load lands; reported by the next get_finished

@@ -5,6 +5,7 @@ import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.FixSet;
 import vllmrace.races.Clean;
 import vllmrace.races.ModellingError;
+import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
 
@@ -59,12 +60,19 @@ public final class DoubleFreeOnAbortedAsyncSaveScenario extends SchedulerRaceSce
         @Violating("update_from_output(1) processed R after its abort: token appended to a finished request (SC3), "
                 + "_free_request and request_finished twice (SC1), the second finished_sending finds R gone (engine dead, "
                 + "unless seed 003's skip of late reports is on)") FREED_TWICE,
+        @Violating("update_from_output(1) appended R's token after its abort (SC3); R had tokens to go, so no second "
+                + "_free_request yet") OUTPUT_APPLIED_AFTER_ABORT,
         @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
     }
 
     public DoubleFreeOnAbortedAsyncSaveScenario(FixSet fixes) {
+        this(fixes, Params.DEFAULT);
+    }
+
+    /** The scenario at one point of its family (see the race's grid). */
+    public DoubleFreeOnAbortedAsyncSaveScenario(FixSet fixes, Params p) {
         super(new EngineCoreRig(fixes, SavePolicy.ALWAYS, 4));
-        rig.sendAdd(REQUEST_ID, 4, 1);
+        sendFamily(REQUEST_ID, p);
         rig.engineCore().processInputQueue();
         rig.track(REQUEST_ID);
         actors(rig.clientAbort(REQUEST_ID), rig.busyLoop().iteration().iteration().build());
@@ -75,6 +83,10 @@ public final class DoubleFreeOnAbortedAsyncSaveScenario extends SchedulerRaceSce
         rig.runToQuiescence();
         if (rig.has(ViolationKind.DOUBLE_FREE_REQUEST)) {
             return Outcome.FREED_TWICE;
+        }
+        if (rig.violations().all().stream().allMatch(v -> v.kind() == ViolationKind.OUTPUT_FOR_FINISHED_REQUEST)
+                && !rig.violations().isEmpty()) {
+            return Outcome.OUTPUT_APPLIED_AFTER_ABORT;
         }
         return cleanEnding(REQUEST_ID, Outcome.ABORTED, Outcome.COMPLETED, Outcome.UNEXPECTED);
     }

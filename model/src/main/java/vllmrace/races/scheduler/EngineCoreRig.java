@@ -65,9 +65,14 @@ public final class EngineCoreRig {
 
     /** Set-up: the client's ADD goes on the input socket (applied at the next {@code _process_input_queue}). */
     public void sendAdd(String requestId, int numPromptTokens, int maxTokens) {
+        sendAdd(requestId, numPromptTokens, maxTokens, 0);
+    }
+
+    /** As {@link #sendAdd(String, int, int)}, the request's {@code stopTokenAt}-th output token a stop token (0: none). */
+    public void sendAdd(String requestId, int numPromptTokens, int maxTokens, int stopTokenAt) {
         long arrival = ++arrivalClock;
         arrivalTimes.put(requestId, arrival);
-        inputSocket.send(new EngineCoreMessage.Add(new EngineCoreRequest(requestId, arrival, numPromptTokens, maxTokens)));
+        inputSocket.send(new EngineCoreMessage.Add(new EngineCoreRequest(requestId, arrival, numPromptTokens, maxTokens, stopTokenAt)));
     }
 
     /** Set-up: keeps the engine's Request object of {@code requestId}, to read its final status after it is freed. */

@@ -1,6 +1,7 @@
 package vllmrace.races.scheduler;
 
 import vllmrace.model.sched.RequestStatus;
+import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.TwoActorScenario;
 
@@ -22,10 +23,27 @@ abstract class SchedulerRaceScenario extends TwoActorScenario {
 
     /**
      * How a one-request scenario ended when its race did not show: {@code aborted} (FINISHED_ABORTED, no finish
-     * reason sent) or {@code completed} (FINISHED_LENGTH_CAPPED, "length" sent), each only if no detector fired, no
+     * reason sent) or {@code completed} (FINISHED_LENGTH_CAPPED with "length", or FINISHED_STOPPED with "stop", sent),
+     * each only if no detector fired, no
      * actor raised, everything was freed and {@code request_finished} ran exactly once; {@code unexpected} otherwise.
      * Call after the run reached quiescence and the race's own outcome was ruled out.
      */
+    /**
+     * Set-up of the races whose R finishes normally in its final step, at a point of their family: {@code maxTokens}
+     * (default 1), {@code stopToken} (1: R's first output token is a stop token, so it finishes FINISHED_STOPPED at that
+     * step; needs {@code maxTokens} 2 at least, which it then sets), and {@code otherRequests} (default 0: other
+     * one-token requests in the batch).
+     */
+    protected final void sendFamily(String requestId, Params p) {
+        boolean stop = p.get("stopToken", 0, 0) == 1;
+        int maxTokens = p.get("maxTokens", stop ? 2 : 1, 1);
+        rig.sendAdd(requestId, 4, maxTokens, stop ? 1 : 0);
+        int others = p.get("otherRequests", 0, 0);
+        for (int i = 0; i < others; i++) {
+            rig.sendAdd(requestId + "o" + (i + 1), 4, 1);
+        }
+    }
+
     protected final <O extends RaceOutcome> O cleanEnding(String requestId, O aborted, O completed, O unexpected) {
         if (!rig.violations().isEmpty() || actorFailed() || !rig.allFreed()
                 || rig.connector().requestFinishedCalls(requestId) != 1) {
@@ -35,7 +53,8 @@ abstract class SchedulerRaceScenario extends TwoActorScenario {
         if (status == RequestStatus.FINISHED_ABORTED && rig.finishReasons(requestId) == null) {
             return aborted;
         }
-        if (status == RequestStatus.FINISHED_LENGTH_CAPPED && "length".equals(rig.finishReasons(requestId))) {
+        if ((status == RequestStatus.FINISHED_LENGTH_CAPPED && "length".equals(rig.finishReasons(requestId)))
+                || (status == RequestStatus.FINISHED_STOPPED && "stop".equals(rig.finishReasons(requestId)))) {
             return completed;
         }
         return unexpected;

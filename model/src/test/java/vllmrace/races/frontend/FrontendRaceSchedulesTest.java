@@ -125,7 +125,7 @@ class FrontendRaceSchedulesTest {
     @Test
     void scenariosBuildBothActorsInTheConstructorWithoutRunningThem() {
         for (Race race : List.of(Race.StopStringLateAbort, Race.DelayFreedIdReuse)) {
-            for (Variant variant : Variant.values()) {
+            for (Variant variant : List.of(Variant.REPORTED, Variant.FIXED, Variant.UPSTREAM_MAIN)) {
                 RaceScenario scenario = race.scenario(variant);
                 assertFalse(scenario.actor1().isDone());
                 assertFalse(scenario.actor2().isDone());

@@ -10,6 +10,7 @@ import vllmrace.races.Expectation;
 import vllmrace.races.Observed;
 import vllmrace.races.Race;
 import vllmrace.races.RaceOutcome;
+import vllmrace.races.Subject;
 import vllmrace.races.Variant;
 import vllmrace.races.Verdict;
 
@@ -85,12 +86,12 @@ public final class JcstressVerdicts {
     public static Verdict verdict(Race race, Variant variant, String test, JcstressResults results) {
         JcstressTestResult result = results.get(test);
         if (result == null || result.totalSamples() == 0) {
-            return new Verdict(race, Engine.JCSTRESS, variant, Observed.NO_RESULTS, 0, 0, "no results",
+            return new Verdict(Subject.of(race, variant), Engine.JCSTRESS, Observed.NO_RESULTS, 0, 0, "no results",
                     "JCStress produced no results for " + test + " (exit code " + results.exitCode() + ", console "
                             + results.console() + ")");
         }
         if (result.harnessError()) {
-            return new Verdict(race, Engine.JCSTRESS, variant, Observed.HARNESS_ERROR, result.totalSamples(), 0,
+            return new Verdict(Subject.of(race, variant), Engine.JCSTRESS, Observed.HARNESS_ERROR, result.totalSamples(), 0,
                     "status " + result.statuses(), String.join("\n", result.messages()));
         }
         long violating = 0;
@@ -106,13 +107,13 @@ public final class JcstressVerdicts {
             detail.append(detail.length() == 0 ? "" : ", ").append(state.getKey()).append('=').append(state.getValue());
         }
         if (modellingErrors > 0) {
-            return new Verdict(race, Engine.JCSTRESS, variant, Observed.HARNESS_ERROR, result.totalSamples(), violating,
+            return new Verdict(Subject.of(race, variant), Engine.JCSTRESS, Observed.HARNESS_ERROR, result.totalSamples(), violating,
                     String.format("%,d of %,d samples ended in a modelling error", modellingErrors, result.totalSamples()),
                     test + ": " + detail + " (" + race.modellingError() + ": " + race.modellingError().meaning() + ")");
         }
         Observed observed = violating > 0 ? Observed.BUG_FOUND : Observed.CLEAN;
         String figures = String.format("%,d samples, %,d violating", result.totalSamples(), violating)
                 + (result.launches() > 1 ? " (" + result.launches() + " launches)" : "");
-        return new Verdict(race, Engine.JCSTRESS, variant, observed, result.totalSamples(), violating, figures, detail.toString());
+        return new Verdict(Subject.of(race, variant), Engine.JCSTRESS, observed, result.totalSamples(), violating, figures, detail.toString());
     }
 }

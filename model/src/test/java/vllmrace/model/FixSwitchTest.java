@@ -1,0 +1,490 @@
+package vllmrace.model;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import vllmrace.model.asyncio.Coroutine;
+import vllmrace.model.connector.KvConnectorOutput;
+import vllmrace.model.connector.TestAsyncConnector;
+import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
+import vllmrace.model.connector.multi.LmCacheConnector;
+import vllmrace.model.connector.multi.MultiConnector;
+import vllmrace.model.connector.multi.NixlDecodeConnector;
+import vllmrace.model.detect.ViolationKind;
+import vllmrace.model.detect.ViolationLog;
+import vllmrace.model.fix.Fix;
+import vllmrace.model.fix.FixSet;
+import vllmrace.model.frontend.RequestAlreadyRunningException;
+import vllmrace.model.kv.BlockPool;
+import vllmrace.model.kv.KvCacheManager;
+import vllmrace.model.sched.ModelRunnerOutput;
+import vllmrace.model.sched.Request;
+import vllmrace.model.sched.RequestStatus;
+import vllmrace.model.sched.Scheduler;
+import vllmrace.model.sched.SchedulerOutput;
+import vllmrace.races.scheduler.EngineCoreRig;
+
+/**
+ * Each fix switch, ON and OFF, on the model directly (no race scenario): what the switch changes when ON, which event
+ * ends what it starts, what it reports and frees, next to what goes wrong when it is OFF. A fix implemented wrong (a
+ * guard on one status where upstream checks {@code is_finished()}, a flag cleared on one path only) fails here or in
+ * the families the step enumerator runs.
+ */
+@DisplayName("fix switches")
+class FixSwitchTest {
+
+    private static final FixSet ALL = FixSet.all();
+
+    // ---------------------------------------------------------------------------------------------------- frontend
+
+    @Nested
+    @DisplayName("ORDERED_ABORT (#15326)")
+    class OrderedAbort {
+        private VllmInstance running(FixSet fixes) {
+            VllmInstance vllm = new VllmInstance(fixes);
+            vllm.asyncLlm().addRequest("X", 4).run().join();
+            vllm.engineCore().processInputQueue();
+            return vllm;
+        }
+
+        @Test
+        void onTheStateStaysUntilTheAbortIsOnTheWire() {
+            VllmInstance vllm = running(ALL.without(Fix.UNIQUE_INTERNAL_IDS));
+            Coroutine<List<String>> abort = vllm.asyncLlm().abort("X");
+            abort.runNextStep(); // flatten_req_to_abort: ids computed, nothing dropped
+            assertNotNull(vllm.outputProcessor().getRequestState("X"));
+            assertTrue(vllm.inputSocket().isEmpty());
+            assertInstanceOf(RequestAlreadyRunningException.class, vllm.asyncLlm().addRequest("X", 4).run().failure());
+            abort.runNextStep(); // ABORT on the wire, state still held
+            assertFalse(vllm.inputSocket().isEmpty());
+            assertNotNull(vllm.outputProcessor().getRequestState("X"));
+            abort.run(); // only now the state goes
+            assertNull(vllm.outputProcessor().getRequestState("X"));
+            assertEquals(List.of("X"), abort.join());
+        }
+
+        @Test
+        void offTheStateGoesBeforeTheAbortIsSent() {
+            VllmInstance vllm = running(ALL.without(Fix.UNIQUE_INTERNAL_IDS).without(Fix.ORDERED_ABORT));
+            Coroutine<List<String>> abort = vllm.asyncLlm().abort("X");
+            abort.runNextStep(); // abort_requests: dropped at once
+            assertNull(vllm.outputProcessor().getRequestState("X"));
+            assertTrue(vllm.inputSocket().isEmpty(), "no ABORT on the wire yet: the #15326 window");
+            assertNull(vllm.asyncLlm().addRequest("X", 4).run().failure(), "a re-add slips in");
+        }
+    }
+
+    @Nested
+    @DisplayName("ORDERED_FINISH_ABORT (suite proposal for #23697)")
+    class OrderedFinishAbort {
+        private VllmInstance stopped(FixSet fixes) {
+            VllmInstance vllm = new VllmInstance(fixes);
+            vllm.asyncLlm().addRequest("X", new vllmrace.model.frontend.SamplingParams(1, 8, 1)).run().join();
+            vllm.engineCore().runBusyLoopOnce(); // one token, with the stop string in it
+            return vllm;
+        }
+
+        @Test
+        void onTheStoppedRequestsStateOutlivesItsAbort() {
+            VllmInstance vllm = stopped(ALL.without(Fix.UNIQUE_INTERNAL_IDS));
+            Coroutine<Integer> handler = vllm.asyncLlm().outputHandler();
+            handler.runNextStep();
+            handler.runNextStep(); // process_outputs finds the stop string
+            assertNotNull(vllm.outputProcessor().getRequestState("X"), "kept until the ABORT is sent");
+            handler.runNextStep(); // abort_requests_async(reqs_to_abort)
+            assertFalse(vllm.inputSocket().isEmpty());
+            handler.run(); // _finish_request
+            assertNull(vllm.outputProcessor().getRequestState("X"));
+        }
+
+        @Test
+        void offTheStateGoesInProcessOutputs() {
+            VllmInstance vllm = stopped(ALL.without(Fix.UNIQUE_INTERNAL_IDS).without(Fix.ORDERED_FINISH_ABORT));
+            Coroutine<Integer> handler = vllm.asyncLlm().outputHandler();
+            handler.runNextStep();
+            handler.runNextStep();
+            assertNull(vllm.outputProcessor().getRequestState("X"), "dropped before its ABORT is sent");
+            assertTrue(vllm.inputSocket().isEmpty());
+        }
+    }
+
+    @Nested
+    @DisplayName("UNIQUE_INTERNAL_IDS (#27987)")
+    class UniqueInternalIds {
+        @Test
+        void onEngineCoreSeesASuffixedIdAndAbortByExternalIdResolvesIt() {
+            VllmInstance vllm = new VllmInstance(ALL);
+            vllm.asyncLlm().addRequest("X", 4).run().join();
+            vllm.engineCore().processInputQueue();
+            assertNotNull(vllm.scheduler().getRequest("X-1"));
+            assertNull(vllm.scheduler().getRequest("X"));
+            assertEquals(List.of("X-1"), vllm.asyncLlm().abort("X").run().join());
+            vllm.engineCore().processInputQueue();
+            assertNull(vllm.scheduler().getRequest("X-1"), "the ABORT for X reached X-1");
+        }
+
+        @Test
+        void offEngineCoreSeesTheCallersId() {
+            VllmInstance vllm = new VllmInstance(ALL.without(Fix.UNIQUE_INTERNAL_IDS));
+            vllm.asyncLlm().addRequest("X", 4).run().join();
+            vllm.engineCore().processInputQueue();
+            assertNotNull(vllm.scheduler().getRequest("X"));
+        }
+    }
+
+    // --------------------------------------------------------------------------------------------------- scheduler
+
+    /** A scheduler over two blocks with a test connector, and one request R (4 prompt tokens). */
+    private static final class Sched {
+        final ViolationLog log = new ViolationLog();
+        final KvCacheManager kv = new KvCacheManager(new BlockPool(2, log), 4, log);
+        final TestAsyncConnector connector;
+        final Scheduler s;
+
+        Sched(FixSet fixes, SavePolicy policy) {
+            connector = new TestAsyncConnector(kv, policy);
+            s = new Scheduler(fixes, log, kv, connector);
+        }
+
+        void update(SchedulerOutput out) {
+            s.updateFromOutput(out, ModelRunnerOutput.execute(out, connector));
+        }
+    }
+
+    /** How R gets finished while its output is in flight. */
+    enum FinishPath { ABORTED, STOPPED, ERROR }
+
+    private static void finish(Sched t, FinishPath path, SchedulerOutput inFlight) {
+        switch (path) {
+            case ABORTED -> t.s.finishRequests(List.of("R"), RequestStatus.FINISHED_ABORTED);
+            case ERROR -> t.s.finishRequests(List.of("R"), RequestStatus.FINISHED_ERROR);
+            case STOPPED -> t.update(inFlight); // the stop token lands; the step scheduled after it is still in flight
+        }
+    }
+
+    @Nested
+    @DisplayName("IS_FINISHED_GUARD (#33377)")
+    class IsFinishedGuard {
+        private Sched inFlight(FixSet fixes, FinishPath path, SchedulerOutput[] pending) {
+            Sched t = new Sched(fixes, SavePolicy.ALWAYS);
+            t.s.addRequest(new Request("R", 1, 4, 4, 1)); // its first output token is a stop token
+            SchedulerOutput first = t.s.schedule();
+            SchedulerOutput second = t.s.schedule(); // async scheduling ran ahead
+            finish(t, path, first);
+            pending[0] = path == FinishPath.STOPPED ? second : first;
+            return t;
+        }
+
+        @ParameterizedTest(name = "R finished as {0}")
+        @EnumSource(FinishPath.class)
+        void onAnInFlightOutputOfAFinishedRequestIsSkipped(FinishPath path) {
+            SchedulerOutput[] pending = new SchedulerOutput[1];
+            Sched t = inFlight(ALL, path, pending);
+            int tokens = t.s.getRequest("R").numOutputTokens();
+            assertEquals(List.of(), t.s.updateFromOutput(pending[0], ModelRunnerOutput.execute(pending[0], t.connector)));
+            assertEquals(tokens, t.s.getRequest("R").numOutputTokens(), "no token appended");
+            assertEquals(1, t.connector.requestFinishedCalls("R"), "request_finished once");
+            assertTrue(t.log.isEmpty(), t.log.toString());
+        }
+
+        @ParameterizedTest(name = "R finished as {0}")
+        @EnumSource(FinishPath.class)
+        void offTheOutputIsAppliedToTheFinishedRequest(FinishPath path) {
+            SchedulerOutput[] pending = new SchedulerOutput[1];
+            Sched t = inFlight(ALL.without(Fix.IS_FINISHED_GUARD), path, pending);
+            t.update(pending[0]);
+            assertTrue(t.log.has(ViolationKind.OUTPUT_FOR_FINISHED_REQUEST), t.log.toString());
+        }
+    }
+
+    @Nested
+    @DisplayName("SKIP_ABORT_OF_FINISHED (#25067)")
+    class SkipAbortOfFinished {
+        /** R finished by a normal stop (length or a stop token), its blocks delay-freed for the decoder's read. */
+        private Sched finishedDelayFreed(FixSet fixes, boolean byStopToken) {
+            Sched t = new Sched(fixes, SavePolicy.ON_SUCCESS);
+            t.s.addRequest(byStopToken ? new Request("R", 1, 4, 4, 1) : new Request("R", 1, 4, 1));
+            t.update(t.s.schedule());
+            assertEquals(byStopToken ? RequestStatus.FINISHED_STOPPED : RequestStatus.FINISHED_LENGTH_CAPPED,
+                    t.s.getRequest("R").status());
+            return t;
+        }
+
+        @ParameterizedTest(name = "R finished by a stop token: {0}")
+        @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+        void onAnAbortOfAFinishedRequestChangesNothingAndItsSendStillFreesIt(boolean byStopToken) {
+            Sched t = finishedDelayFreed(ALL, byStopToken);
+            assertEquals(List.of(), t.s.finishRequests(List.of("R"), RequestStatus.FINISHED_ABORTED));
+            assertEquals(1, t.connector.requestFinishedCalls("R"));
+            t.connector.finishInFlightTransfers();
+            t.update(t.s.schedule()); // finished_req_ids ships R; the worker reports the send: R freed
+            assertTrue(t.s.requestsSnapshot().isEmpty());
+            assertEquals(0, t.kv.numUsedBlocks());
+            assertTrue(t.log.isEmpty(), t.log.toString());
+        }
+
+        @ParameterizedTest(name = "R finished by a stop token: {0}")
+        @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+        void offTheAbortFreesTheRequestAgain(boolean byStopToken) {
+            Sched t = finishedDelayFreed(ALL.without(Fix.SKIP_ABORT_OF_FINISHED), byStopToken);
+            assertEquals(List.of("R"), t.s.finishRequests(List.of("R"), RequestStatus.FINISHED_ABORTED));
+            assertTrue(t.log.has(ViolationKind.DOUBLE_FREE_REQUEST));
+            assertEquals(2, t.connector.requestFinishedCalls("R"));
+        }
+    }
+
+    @Nested
+    @DisplayName("DELAY_FREE_ABORTED_LOAD (#32255) and DELAY_FREE_UNLESS_RECVED (its review)")
+    class DelayFreeAbortedLoad {
+        /** R waits for its remote KV: its block is the async load's target. */
+        private Sched loading(FixSet fixes) {
+            Sched t = new Sched(fixes, SavePolicy.NEVER);
+            t.connector.remotePrefill("R", 4);
+            t.s.addRequest(new Request("R", 1, 4, 1));
+            t.s.schedule();
+            assertEquals(RequestStatus.WAITING_FOR_REMOTE_KVS, t.s.getRequest("R").status());
+            return t;
+        }
+
+        @Test
+        void onTheAbortedLoadsBlocksStayUntilItsFinishedRecving() {
+            Sched t = loading(ALL);
+            t.s.finishRequests(List.of("R"), RequestStatus.FINISHED_ABORTED);
+            assertEquals(1, t.kv.numUsedBlocks(), "the load still writes the block");
+            assertNotNull(t.s.getRequest("R"), "R stays in requests, finished");
+            t.connector.completeLoad("R");
+            t.update(t.s.schedule()); // finished_recving(R): R is finished, so _free_blocks
+            assertEquals(0, t.kv.numUsedBlocks());
+            assertTrue(t.s.requestsSnapshot().isEmpty());
+            assertTrue(t.log.isEmpty(), t.log.toString());
+        }
+
+        @Test
+        void offTheBlocksAreFreedUnderTheRunningLoad() {
+            Sched t = loading(ALL.without(Fix.DELAY_FREE_ABORTED_LOAD));
+            t.s.finishRequests(List.of("R"), RequestStatus.FINISHED_ABORTED);
+            assertEquals(0, t.kv.numUsedBlocks());
+            t.connector.completeLoad("R"); // the load lands in a freed block
+            assertTrue(t.log.has(ViolationKind.WRITE_INTO_FREED_BLOCK), t.log.toString());
+        }
+
+        private Sched recvedNotPromoted(FixSet fixes) {
+            Sched t = loading(fixes);
+            t.connector.completeLoad("R");
+            t.update(t.s.schedule()); // finished_recving(R) arrives; R not yet promoted
+            assertTrue(t.s.finishedRecvingKvReqIds().contains("R"));
+            return t;
+        }
+
+        @Test
+        void unlessRecvedOnAnAbortAfterTheRecvFreesAtOnce() {
+            Sched t = recvedNotPromoted(ALL);
+            t.s.finishRequests(List.of("R"), RequestStatus.FINISHED_ABORTED);
+            assertEquals(0, t.kv.numUsedBlocks());
+            assertTrue(t.s.requestsSnapshot().isEmpty());
+            assertFalse(t.s.finishedRecvingKvReqIds().contains("R"), "the id is discarded from the set");
+            t.s.checkQuiescence();
+            assertTrue(t.log.isEmpty(), t.log.toString());
+        }
+
+        @Test
+        void unlessRecvedOffTheNaiveFlagWaitsForAReportThatNeverComes() {
+            Sched t = recvedNotPromoted(ALL.without(Fix.DELAY_FREE_UNLESS_RECVED));
+            t.s.finishRequests(List.of("R"), RequestStatus.FINISHED_ABORTED);
+            t.s.checkQuiescence();
+            assertTrue(t.log.has(ViolationKind.DELAY_FREED_NEVER_RELEASED), t.log.toString());
+            assertTrue(t.log.has(ViolationKind.BLOCK_LEAK), t.log.toString());
+        }
+    }
+
+    @Nested
+    @DisplayName("SCHEDULER_SKIP_LATE_REPORT (#53049 direction 3)")
+    class SchedulerSkipLateReport {
+        private Sched withGoneRequest(FixSet fixes) {
+            Sched t = new Sched(fixes, SavePolicy.NEVER);
+            t.s.addRequest(new Request("R", 1, 4, 1));
+            t.update(t.s.schedule()); // R finishes by length and is freed
+            assertTrue(t.s.requestsSnapshot().isEmpty());
+            return t;
+        }
+
+        private static void report(Sched t, KvConnectorOutput out) {
+            SchedulerOutput next = t.s.schedule();
+            t.s.updateFromOutput(next, new ModelRunnerOutput(List.of(), out));
+        }
+
+        @Test
+        void onLateReportsForAGoneIdAreSkipped() {
+            Sched t = withGoneRequest(ALL);
+            report(t, new KvConnectorOutput(Set.of("R"), Set.of("R"), Set.of()));
+            assertTrue(t.log.isEmpty(), t.log.toString());
+        }
+
+        @Test
+        void offALateReportKillsTheEngine() {
+            Sched t = withGoneRequest(ALL.without(Fix.SCHEDULER_SKIP_LATE_REPORT));
+            report(t, new KvConnectorOutput(Set.of("R"), Set.of(), Set.of()));
+            assertTrue(t.log.has(ViolationKind.LATE_TRANSFER_REPORT));
+            assertTrue(t.log.engineDead());
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------------ engine
+
+    @Nested
+    @DisplayName("EAGER_ABORTS (#29987)")
+    class EagerAborts {
+        private EngineCoreRig finalStepInFlightThenAbort(FixSet fixes) {
+            EngineCoreRig rig = new EngineCoreRig(fixes, SavePolicy.ON_SUCCESS, 8);
+            rig.sendAdd("R", 4, 1);
+            rig.runBusyLoopOnce(); // schedule(1) runs R's final step
+            rig.track("R");
+            rig.engineCore().processInputQueue();
+            rig.engineCore().scheduleBatch();
+            rig.atomically("client", "ABORT", () -> rig.abortArrives("R"));
+            rig.engineCore().processOldestBatch(); // _process_aborts_queue, then update_from_output(1)
+            rig.collectOutputs();
+            return rig;
+        }
+
+        @Test
+        void onTheQueuedAbortWinsOverTheFinalStep() {
+            EngineCoreRig rig = finalStepInFlightThenAbort(ALL);
+            assertEquals(RequestStatus.FINISHED_ABORTED, rig.request("R").status());
+            assertNull(rig.finishReasons("R"));
+            rig.runToQuiescence();
+            assertTrue(rig.allFreed(), "aborted: nothing pinned for a decoder");
+            assertTrue(rig.violations().isEmpty(), rig.violations().toString());
+        }
+
+        @Test
+        void offTheFinalStepCompletesAsASuccess() {
+            EngineCoreRig rig = finalStepInFlightThenAbort(ALL.without(Fix.EAGER_ABORTS));
+            assertEquals("length", rig.finishReasons("R"));
+            assertTrue(rig.has(ViolationKind.ABORT_OVERTAKEN_BY_COMPLETION));
+        }
+    }
+
+    // --------------------------------------------------------------------------------------------------- connector
+
+    private final ViolationLog log = new ViolationLog();
+    private final KvCacheManager kv = new KvCacheManager(new BlockPool(4, log), 4, log);
+    private final Request r = new Request("R", 1, 4, 1);
+
+    private List<Integer> blocksOfR() {
+        kv.allocateSlots("R", 4);
+        return kv.getBlockIds("R");
+    }
+
+    @Nested
+    @DisplayName("MULTI_CONNECTOR_LOAD_DEDUP (#53049 direction 1)")
+    class MultiConnectorLoadDedup {
+        private MultiConnector twoLoads(FixSet fixes, NixlDecodeConnector[] nixl, LmCacheConnector[] lm) {
+            nixl[0] = new NixlDecodeConnector("NIXL", kv, fixes);
+            lm[0] = new LmCacheConnector("LMCache", kv, false);
+            nixl[0].remotePrefill("R", 4);
+            lm[0].cachedPrefix("R", 4);
+            MultiConnector multi = new MultiConnector(fixes, List.of(nixl[0], lm[0]));
+            multi.getNumNewMatchedTokens(r, 0);
+            multi.updateStateAfterAlloc(r, blocksOfR(), 4);
+            return multi;
+        }
+
+        @Test
+        void onTheRecvIsReportedOnceAfterTheLastLoad() {
+            NixlDecodeConnector[] nixl = new NixlDecodeConnector[1];
+            LmCacheConnector[] lm = new LmCacheConnector[1];
+            MultiConnector multi = twoLoads(ALL, nixl, lm);
+            lm[0].completeLoad("R");
+            assertEquals(Set.of(), multi.getFinished(Set.of()).finishedRecving(), "the first of two loads is absorbed");
+            nixl[0].completePull("R");
+            assertEquals(Set.of("R"), multi.getFinished(Set.of()).finishedRecving());
+            assertEquals(Set.of(), multi.getFinished(Set.of()).finishedRecving(), "and never again");
+        }
+
+        @Test
+        void offEachLoadReportsTheRecv() {
+            NixlDecodeConnector[] nixl = new NixlDecodeConnector[1];
+            LmCacheConnector[] lm = new LmCacheConnector[1];
+            MultiConnector multi = twoLoads(ALL.without(Fix.MULTI_CONNECTOR_LOAD_DEDUP), nixl, lm);
+            lm[0].completeLoad("R");
+            assertEquals(Set.of("R"), multi.getFinished(Set.of()).finishedRecving());
+            nixl[0].completePull("R");
+            assertEquals(Set.of("R"), multi.getFinished(Set.of()).finishedRecving(), "a second terminal event");
+        }
+    }
+
+    @Nested
+    @DisplayName("NIXL_PIN_PULL_BLOCKS (#53049 direction 2)")
+    class NixlPinPullBlocks {
+        private NixlDecodeConnector pulling(FixSet fixes) {
+            NixlDecodeConnector nixl = new NixlDecodeConnector("NIXL", kv, fixes);
+            nixl.remotePrefill("R", 4);
+            nixl.getNumNewMatchedTokens(r, 0);
+            nixl.updateStateAfterAlloc(r, blocksOfR(), 4);
+            assertTrue(nixl.isPullInFlight("R"));
+            return nixl;
+        }
+
+        @Test
+        void onANormallyFinishedRequestKeepsItsBlocksWhileThePullRunsAndTheLateCompletionIsASend() {
+            NixlDecodeConnector nixl = pulling(ALL);
+            vllmrace.model.sched.RequestSeams.setStatus(r, RequestStatus.FINISHED_LENGTH_CAPPED);
+            assertTrue(nixl.requestFinished(r, kv.getBlockIds("R")).delayFreeBlocks(), "pinned");
+            nixl.completePull("R");
+            KvConnectorOutput out = nixl.getFinished(Set.of("R"));
+            assertEquals(Set.of("R"), out.finishedSending(), "the late completion releases the blocks as a send");
+            assertEquals(Set.of(), out.finishedRecving());
+        }
+
+        @Test
+        void offTheDecodeSideNeverTakesTheBlocks() {
+            NixlDecodeConnector nixl = pulling(ALL.without(Fix.NIXL_PIN_PULL_BLOCKS));
+            vllmrace.model.sched.RequestSeams.setStatus(r, RequestStatus.FINISHED_LENGTH_CAPPED);
+            assertFalse(nixl.requestFinished(r, kv.getBlockIds("R")).delayFreeBlocks(), "is_d_node: return False, None");
+        }
+    }
+
+    @Nested
+    @DisplayName("NO_SAVE_WHILE_LOADING (suite proposal for #46240)")
+    class NoSaveWhileLoading {
+        private MultiConnector loadingWithAnOffloader(FixSet fixes, LmCacheConnector[] offload) {
+            NixlDecodeConnector nixl = new NixlDecodeConnector("NIXL", kv, fixes);
+            offload[0] = new LmCacheConnector("Offload", kv, true);
+            nixl.remotePrefill("R", 4);
+            MultiConnector multi = new MultiConnector(fixes, List.of(nixl, offload[0]));
+            multi.getNumNewMatchedTokens(r, 0);
+            multi.updateStateAfterAlloc(r, blocksOfR(), 4);
+            vllmrace.model.sched.RequestSeams.setStatus(r, RequestStatus.FINISHED_ABORTED);
+            return multi;
+        }
+
+        @Test
+        void onAnAbortedLoadStartsNoSaveItsRecvIsTheOnlyTerminalEvent() {
+            LmCacheConnector[] offload = new LmCacheConnector[1];
+            MultiConnector multi = loadingWithAnOffloader(ALL, offload);
+            assertFalse(multi.requestFinished(r, kv.getBlockIds("R")).delayFreeBlocks(), "no child saves");
+            assertEquals(1, offload[0].requestFinishedCalls("R"), "request_finished is still called on abort");
+            assertFalse(offload[0].hasPendingTransfer("R"));
+        }
+
+        @Test
+        void offTheOffloaderStartsASaveBesideTheLoad() {
+            LmCacheConnector[] offload = new LmCacheConnector[1];
+            MultiConnector multi = loadingWithAnOffloader(ALL.without(Fix.NO_SAVE_WHILE_LOADING), offload);
+            assertTrue(multi.requestFinished(r, kv.getBlockIds("R")).delayFreeBlocks());
+            assertTrue(offload[0].hasPendingTransfer("R"), "a save and a load: two terminal events coming");
+        }
+    }
+}
