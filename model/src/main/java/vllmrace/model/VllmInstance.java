@@ -116,10 +116,6 @@ public final class VllmInstance {
         scheduler.checkQuiescence();
     }
 
-    public FixSet fixes() {
-        return fixes;
-    }
-
     public AsyncLlm asyncLlm() {
         return asyncLlm;
     }

@@ -68,6 +68,7 @@ public final class Catalogue {
                 case LIST -> catalogue.list();
                 case RENDER -> catalogue.render();
                 case HIT_RATES -> new HitRates(catalogue.results, options.races(), options.runs()).run();
+                case MUTATION -> new MutationReport(catalogue.results).run();
                 case RUN -> catalogue.run();
             };
             System.exit(status);

@@ -20,7 +20,7 @@ import vllmrace.races.Shard;
  */
 record CatalogueOptions(Command command, List<Race> races, List<String> notes, Shard shard, boolean deep, int runs) {
 
-    enum Command { RUN, LIST, RENDER, HIT_RATES, HELP }
+    enum Command { RUN, LIST, RENDER, HIT_RATES, MUTATION, HELP }
 
     /** Bad input: the message is the one line the user sees. */
     static final class UsageException extends Exception {
@@ -45,6 +45,7 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
                 case "--list" -> command = only(command, Command.LIST, arg);
                 case "--render" -> command = only(command, Command.RENDER, arg);
                 case "--hit-rates" -> command = only(command, Command.HIT_RATES, arg);
+                case "--mutation" -> command = only(command, Command.MUTATION, arg);
                 case "--deep" -> deep = true;
                 case "--shard" -> shard = shard(value(args, ++i, arg));
                 case "--runs" -> runs = runs(value(args, ++i, arg));
@@ -65,6 +66,9 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
         }
         if (command == Command.HELP) {
             return new CatalogueOptions(Command.HELP, List.of(), List.of(), shard, deep, runs);
+        }
+        if (command == Command.MUTATION && (!named.isEmpty() || deep || !shard.equals(Shard.ALL))) {
+            throw new UsageException("--mutation runs over the whole model: it takes no race, --shard or --deep");
         }
         List<Race> races = new ArrayList<>();
         for (Race race : Race.values()) {
@@ -127,7 +131,7 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
 
     static final String HELP = """
             Usage: ./catalogue [RACE | #PR | 'seed 003' ...] [--shard I/N] [--deep]
-                   ./catalogue --list | --render | --hit-rates [--runs N] [RACE ...] | --help
+                   ./catalogue --list | --render | --hit-rates [--runs N] [RACE ...] | --mutation | --help
 
             Reproduces each race of the registry under every engine (every step interleaving, Lincheck, JCStress) and
             fix set (reported, fixed, vLLM main), prints the verdicts and each counterexample's model steps, and
@@ -140,6 +144,8 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
               --render               re-render results/README.md and the README race table from results/*.tsv
               --hit-rates [--runs N] N back-to-back JCStress runs (default 5) of the reported variants: violating
                                      samples per million and how often the relaunch fired -> results/jcstress-hit-rates.md
+              --mutation             PIT over the model's fix sites and detectors (about 4 minutes): the score and
+                                     each surviving mutant with its reason -> results/mutation.md (exit 1 under 90 %)
               --help                 this text
 
             Examples:

@@ -53,6 +53,16 @@ class CatalogueOptionsTest {
     }
 
     @Test
+    void mutationTakesNoRaceShardOrDeep() throws Exception {
+        assertEquals(CatalogueOptions.Command.MUTATION, CatalogueOptions.parse("--mutation").command());
+        String whole = "--mutation runs over the whole model: it takes no race, --shard or --deep";
+        assertEquals(whole, refused("--mutation", "AbortedLoadLeak"));
+        assertEquals(whole, refused("--mutation", "--shard", "1/2"));
+        assertEquals(whole, refused("--deep", "--mutation"));
+        assertEquals("'--mutation' cannot be combined with --list", refused("--list", "--mutation"));
+    }
+
+    @Test
     void helpWinsOverEverythingElse() throws Exception {
         assertEquals(CatalogueOptions.Command.HELP, CatalogueOptions.parse("--list", "--help").command());
         assertTrue(CatalogueOptions.HELP.contains("Exit codes"));

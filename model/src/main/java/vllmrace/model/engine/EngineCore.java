@@ -258,12 +258,4 @@ public final class EngineCore {
     public synchronized List<SchedulerOutput> batchQueueSnapshot() {
         return List.copyOf(batchQueue);
     }
-
-    public Scheduler scheduler() {
-        return scheduler;
-    }
-
-    public int batchQueueSize() {
-        return batchQueueSize;
-    }
 }

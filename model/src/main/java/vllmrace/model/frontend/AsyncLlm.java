@@ -41,10 +41,7 @@ public final class AsyncLlm {
      */
     public Coroutine<RequestOutputCollector> addRequest(String requestId, int maxTokens) {
         InvalidRequestIdException.check("AsyncLLM.add_request", requestId);
-        if (maxTokens <= 0) {
-            throw new IllegalArgumentException("AsyncLLM.add_request: max_tokens must be positive, got " + maxTokens);
-        }
-        return addRequest(requestId, SamplingParams.maxTokens(maxTokens));
+        return addRequest(requestId, SamplingParams.maxTokens(maxTokens)); // SamplingParams rejects maxTokens < 1
     }
 
     /**
@@ -191,9 +188,5 @@ public final class AsyncLlm {
                 targets.put(id, state.arrivalTime());
             }
         }
-    }
-
-    public OutputProcessor outputProcessor() {
-        return outputProcessor;
     }
 }

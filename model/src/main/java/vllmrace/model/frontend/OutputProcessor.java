@@ -44,18 +44,6 @@ public final class OutputProcessor {
     private long droppedOutputs;
 
     /**
-     * {@code OutputProcessor.add_request} for {@code n == 1}, external id = internal id, no stop string.
-     *
-     * @throws RequestAlreadyRunningException if the id is tracked (state unchanged)
-     */
-    public synchronized RequestOutputCollector addRequest(EngineCoreRequest request) {
-        Objects.requireNonNull(request, "request");
-        RequestOutputCollector queue = new RequestOutputCollector();
-        addRequest(request, request.requestId(), null, 0, queue, 0);
-        return queue;
-    }
-
-    /**
      * {@code OutputProcessor.add_request(request, prompt, parent_req, request_index, queue)}.
      *
      * @param externalReqId   the caller's id

@@ -27,8 +27,8 @@ public final class BlockPool {
     private final ViolationLog log;
 
     public BlockPool(int numGpuBlocks, ViolationLog log) {
-        if (numGpuBlocks < 0) {
-            throw new IllegalArgumentException("numGpuBlocks must be >= 0, got " + numGpuBlocks);
+        if (numGpuBlocks < 1) { // upstream: assert num_gpu_blocks > 0
+            throw new IllegalArgumentException("numGpuBlocks must be >= 1, got " + numGpuBlocks);
         }
         this.log = Objects.requireNonNull(log, "log must not be null");
         this.blocks = new KvCacheBlock[numGpuBlocks];
@@ -119,10 +119,6 @@ public final class BlockPool {
     /** Blocks with {@code refCnt > 0}. */
     public synchronized int numUsedBlocks() {
         return blocks.length - freeBlockQueue.size();
-    }
-
-    public int numGpuBlocks() {
-        return blocks.length;
     }
 
     /** Every block, by id; callers must hold the pool lock to read a consistent picture. */

@@ -551,12 +551,4 @@ public final class Scheduler {
     public FixSet fixes() {
         return fixes;
     }
-
-    public KvCacheManager kvCacheManager() {
-        return kvCacheManager;
-    }
-
-    public KvConnectorBaseV1 connector() {
-        return connector;
-    }
 }

@@ -42,6 +42,17 @@ class FrontendBadInputTest {
     }
 
     @Test
+    void anInstanceNeedsAtLeastOneBlock() {
+        assertThrows(IllegalArgumentException.class, () -> new VllmInstance(FixSet.all(), vllmrace.model.connector.TestAsyncConnector.SavePolicy.NEVER, 0));
+        VllmInstance one = new VllmInstance(FixSet.all(), vllmrace.model.connector.TestAsyncConnector.SavePolicy.NEVER, 1);
+        one.asyncLlm().addRequest("Y", 1).run().join();
+        one.engineCore().runBusyLoopOnce();
+        one.asyncLlm().outputHandler().run().join();
+        one.checkQuiescence();
+        assertTrue(one.violations().isEmpty(), one.violations().toString());
+    }
+
+    @Test
     void addWithNullOrEmptyIdRaisesBeforeAnyStateChanges() {
         InvalidRequestIdException nullId = assertThrows(InvalidRequestIdException.class, () -> vllm.asyncLlm().addRequest(null, 4));
         assertEquals("AsyncLLM.add_request: request id must be a non-empty string, got null", nullId.getMessage());

@@ -31,11 +31,19 @@ class StopStringTest {
         op.addRequest(new EngineCoreRequest("X", 1, 16), "X", null, 0, queue, 2);
         Map<String, Long> targets = new HashMap<>();
         assertEquals(List.of(), op.processOutputs(List.of(new EngineCoreOutput("X", 1, 1, null)), targets, true));
+        assertEquals(1, queue.numOutputs(), "the first token reached the caller");
         assertEquals(List.of("X"), op.processOutputs(List.of(new EngineCoreOutput("X", 1, 1, null)), targets, true));
         assertEquals(Map.of("X", 1L), targets);
         assertNull(op.getRequestState("X"), "as upstream: dropped at once");
         assertEquals(1, queue.numFinalOutputs());
         assertEquals(OutputProcessor.FINISH_REASON_STOP, queue.finishReason());
+    }
+
+    @Test
+    void theOneArgumentFormReturnsReqsToAbortToo() {
+        OutputProcessor op = new OutputProcessor();
+        op.addRequest(new EngineCoreRequest("X", 1, 16), "X", null, 0, new RequestOutputCollector(), 1);
+        assertEquals(List.of("X"), op.processOutputs(List.of(new EngineCoreOutput("X", 1, 1, null))));
     }
 
     @Test
@@ -55,6 +63,7 @@ class StopStringTest {
         op.addRequest(new EngineCoreRequest("X", 1, 16), "X", null, 0, queue, 1);
         assertEquals(List.of("X"), op.processOutputs(List.of(new EngineCoreOutput("X", 1, 1, null)), new HashMap<>(), false));
         assertTrue(op.getRequestState("X").finishedInFrontend());
+        assertEquals(1, queue.numOutputs(), "its tokens reach the caller now; the final stop output waits for the ABORT");
         assertThrows(RequestAlreadyRunningException.class, () -> op.checkNotRunning("X"), "re-add rejected until ABORT is sent");
         long dropped = op.droppedOutputs();
         op.processOutputs(List.of(new EngineCoreOutput("X", 1, 1, null)), new HashMap<>(), false);

@@ -44,6 +44,14 @@ class BlockPoolTest {
         assertTrue(e.getMessage().contains("numBlocks"), e.getMessage());
         assertEquals(4, pool.numFreeBlocks());
         assertThrows(IllegalArgumentException.class, () -> new BlockPool(-1, log));
+        assertThrows(IllegalArgumentException.class, () -> new BlockPool(0, log), "upstream asserts num_gpu_blocks > 0");
+        BlockPool one = new BlockPool(1, log);
+        one.freeBlocks(one.getNewBlocks(1)); // block 0 belongs to the pool
+        List<KvCacheBlock> foreign = new BlockPool(2, log).getNewBlocks(2);
+        assertThrows(IllegalArgumentException.class, () -> one.freeBlocks(List.of(foreign.get(1))), "id 1 is past this pool");
+        assertThrows(IllegalArgumentException.class, () -> one.freeBlocks(List.of(foreign.get(0))), "same id, another pool's block");
+        assertEquals(1, one.numFreeBlocks());
+        assertTrue(log.isEmpty(), log.toString());
     }
 
     @Test

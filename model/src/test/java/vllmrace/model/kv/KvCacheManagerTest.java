@@ -50,6 +50,9 @@ class KvCacheManagerTest {
         assertEquals(2, pool.numFreeBlocks(), "no partial allocation");
         assertEquals(0, kv.numBlocks("b"));
         assertTrue(kv.allocateSlots("b", 2 * BLOCK_SIZE).isPresent());
+        assertEquals(List.of(), kv.allocateSlots("b", 0).orElseThrow(), "0 tokens: no new blocks, not a failure");
+        assertTrue(kv.allocateSlots("c", 1).isEmpty(), "the pool is empty now");
+        assertEquals(0, kv.numBlocks("c"));
     }
 
     @Test

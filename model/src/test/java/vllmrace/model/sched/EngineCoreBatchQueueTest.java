@@ -77,4 +77,28 @@ class EngineCoreBatchQueueTest {
         assertEquals(1, vllm.scheduler().requestsSnapshot().get(0).numOutputTokens(), "schedule and update in one iteration");
         assertTrue(vllm.engineCore().batchQueueSnapshot().isEmpty());
     }
+
+    @Test
+    void idleOnlyWhenEveryQueueIsEmpty() {
+        EngineCoreRig rig = new EngineCoreRig(FixSet.all(), SavePolicy.NEVER, 8);
+        assertTrue(rig.engineCore().isIdle());
+        assertEquals(false, rig.engineCore().scheduleBatch(), "nothing to schedule, nothing in flight: do not block");
+        rig.sendAdd("R", 4, 2);
+        assertEquals(false, rig.engineCore().isIdle(), "an ADD on the input socket");
+        rig.engineCore().processInputSockets();
+        assertEquals(false, rig.engineCore().isIdle(), "an ADD in input_queue");
+        rig.engineCore().processInputQueue();
+        assertTrue(rig.engineCore().isIdle(), "R is the scheduler's now; the queues are empty");
+        rig.engineCore().scheduleBatch();
+        assertEquals(false, rig.engineCore().isIdle(), "a step in the batch queue");
+        rig.engineCore().processOldestBatch();
+        assertTrue(rig.engineCore().isIdle());
+        rig.atomically("client", "ABORT", () -> rig.abortArrives("R"));
+        rig.engineCore().processInputQueue();
+        assertEquals(false, rig.engineCore().isIdle(), "the ABORT's copy in aborts_queue");
+        rig.engineCore().processAbortsQueue();
+        assertTrue(rig.engineCore().isIdle());
+        assertTrue(rig.stepLog().entries().stream().anyMatch(e -> e.startsWith("EngineCore: _process_aborts_queue(")),
+                "the counterexample shows the eager abort: " + rig.stepLog().entries());
+    }
 }

@@ -130,17 +130,8 @@ public final class KvOutputAggregator implements KvConnectorWorker {
         }
     }
 
-    /** Ids some rank reported as sent but not all ranks yet (a never-draining countdown leaks, #53903). */
-    public synchronized Set<String> pendingSends() {
-        return Set.copyOf(sendRemaining.keySet());
-    }
-
     /** Ids some rank reported as received but not all ranks yet. */
     public synchronized Set<String> pendingRecvs() {
         return Set.copyOf(recvRemaining.keySet());
-    }
-
-    public int expectedFinishedCount() {
-        return expectedFinishedCount;
     }
 }

@@ -240,11 +240,6 @@ public final class MultiConnector implements KvConnectorBaseV1, KvConnectorWorke
         return targets;
     }
 
-    /** The children, in config order. */
-    public List<ChildConnector> connectors() {
-        return connectors;
-    }
-
     /** {@code _requests_to_connector.get(id)}: the index of the child chosen to load the request, or null. */
     public synchronized Integer chosenConnector(String requestId) {
         return requestsToConnector.get(requestId);

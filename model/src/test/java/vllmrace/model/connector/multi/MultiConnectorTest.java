@@ -74,6 +74,38 @@ class MultiConnectorTest {
     }
 
     @Test
+    void theFirstChildWithTokensIsChosenNotTheFirstChild() {
+        LmCacheConnector none = new LmCacheConnector("none", kv, false);
+        LmCacheConnector some = new LmCacheConnector("some", kv, false);
+        some.cachedPrefix("R", 4);
+        MultiConnector multi = new MultiConnector(FixSet.all(), List.of(none, some));
+        assertEquals(new MatchedTokens(4, true), multi.getNumNewMatchedTokens(r, 0));
+        assertEquals(1, multi.chosenConnector("R"));
+        multi.updateStateAfterAlloc(r, allocate(), 0); // 0 external tokens is a valid call (nothing to load remotely)
+        assertTrue(some.hasUnreportedLoad("R"));
+    }
+
+    @Test
+    void aNixlPullIsPendingUntilReportedAndCountsItsRequestFinishedCalls() {
+        NixlDecodeConnector nixl = new NixlDecodeConnector("NIXL", kv, FixSet.all());
+        nixl.remotePrefill("R", 4);
+        assertTrue(nixl.isIdle());
+        nixl.updateStateAfterAlloc(r, allocate(), 4);
+        assertFalse(nixl.isIdle());
+        assertTrue(nixl.hasPendingTransfer("R"));
+        assertEquals(kv.getBlockIds("R"), nixl.inFlightLoadTargets().stream().flatMap(t -> t.blocks().stream()).map(b -> b.blockId()).toList());
+        nixl.requestFinished(r, kv.getBlockIds("R"));
+        assertEquals(1, nixl.requestFinishedCalls("R"));
+        assertEquals(1, nixl.finishInFlightTransfers());
+        assertEquals(List.of(), nixl.inFlightLoadTargets(), "landed, not yet reported");
+        assertTrue(nixl.hasPendingTransfer("R"));
+        assertEquals(Set.of("R"), nixl.getFinished(Set.of()).finishedRecving());
+        assertFalse(nixl.hasPendingTransfer("R"));
+        assertTrue(nixl.isIdle());
+        assertEquals(0, nixl.finishInFlightTransfers());
+    }
+
+    @Test
     void recvsAreAPlainUnionUpstream() {
         NixlDecodeConnector[] nixl = new NixlDecodeConnector[1];
         LmCacheConnector[] lm = new LmCacheConnector[1];
@@ -89,6 +121,10 @@ class MultiConnectorTest {
         NixlDecodeConnector[] nixl = new NixlDecodeConnector[1];
         LmCacheConnector[] lm = new LmCacheConnector[1];
         MultiConnector multi = twoLoaders(FixSet.all(), nixl, lm);
+        assertTrue(multi.hasPendingTransfer("R"));
+        assertEquals(2, multi.inFlightLoadTargets().size(), "both children load into R's blocks");
+        multi.bindConnectorMetadata(multi.buildConnectorMeta()); // the extra load count moves to the worker side
+        assertEquals(Map.of("R", 1), multi.workerExtraAsyncLoads());
         lm[0].completeLoad("R");
         assertEquals(Set.of(), multi.getFinished(Set.of()).finishedRecving());
         nixl[0].completePull("R");
