@@ -47,7 +47,7 @@ public final class TestAsyncConnector implements KvConnectorBaseV1, KvConnectorW
         final String requestId;
         final TransferTarget target; // loads only
         boolean done;
-        boolean failed;
+        int failedFrom = -1; // index of the first invalid block, -1: the load succeeded
 
         Transfer(String requestId, TransferTarget target) {
             this.requestId = requestId;
@@ -141,8 +141,9 @@ public final class TestAsyncConnector implements KvConnectorBaseV1, KvConnectorW
             Transfer load = it.next();
             if (load.done) {
                 recving.add(load.requestId);
-                if (load.failed) {
-                    invalid.addAll(load.target.blockIds());
+                if (load.failedFrom >= 0) {
+                    List<Integer> ids = load.target.blockIds();
+                    invalid.addAll(ids.subList(load.failedFrom, ids.size()));
                 }
                 it.remove();
             }
@@ -175,9 +176,23 @@ public final class TestAsyncConnector implements KvConnectorBaseV1, KvConnectorW
      * @throws UnknownTransferException if no load of that id is in flight (nothing changes)
      */
     public synchronized void failLoad(String requestId) {
+        failLoad(requestId, 0);
+    }
+
+    /**
+     * As {@link #failLoad(String)}, the blocks before {@code firstInvalidBlock} written (valid), that one and the rest not.
+     *
+     * @throws UnknownTransferException if no load of that id is in flight; IllegalArgumentException if the index is not
+     *     one of the load's blocks (nothing changes)
+     */
+    public synchronized void failLoad(String requestId, int firstInvalidBlock) {
         Transfer load = inFlightLoad(requestId);
+        if (firstInvalidBlock < 0 || firstInvalidBlock >= load.target.blockIds().size()) {
+            throw new IllegalArgumentException("load of " + requestId + " has " + load.target.blockIds().size()
+                    + " block(s); no block " + firstInvalidBlock);
+        }
         load.done = true;
-        load.failed = true;
+        load.failedFrom = firstInvalidBlock;
     }
 
     /**

@@ -48,7 +48,7 @@ public final class AsyncLlm {
      * {@code AsyncLLM.add_request} → {@code _add_request}:
      * <ol>
      *   <li>{@code InputProcessor.assign_request_id} (#27987, {@link Fix#UNIQUE_INTERNAL_IDS}: internal id =
-     *       external id + "-" + a suffix) and {@code output_processor.add_request(req)} (raises if the id is running);</li>
+     *       external id + "-" + a suffix) and {@code output_processor.add_request(req)} (raises if the internal id is running);</li>
      *   <li>{@code await engine_core.add_request_async(req)}: ADD on the wire.</li>
      * </ol>
      * For {@code n > 1}: a {@link ParentRequest}, and the two steps once per child {@code "{idx}_{parent_id}"}, in
@@ -73,8 +73,8 @@ public final class AsyncLlm {
             coroutine
                     .step("OutputProcessor.add_request", () -> {
                         if (idx == 0) {
-                            outputProcessor.checkNotRunning(requestId);
                             assigned[0] = assignRequestId(requestId);
+                            queue.bindRequestId(assigned[0]);
                             if (params.n() > 1) {
                                 parent[0] = new ParentRequest(assigned[0], requestId, params.n());
                             }

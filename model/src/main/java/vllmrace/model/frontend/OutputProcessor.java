@@ -23,9 +23,13 @@ import vllmrace.model.engine.EngineCoreRequest;
  * (drops a state, fixes {@code external_req_ids}, and drops a parent with its last child), plus #15326's
  * {@code flatten_req_to_abort}.
  *
- * <p>The model keeps the March-2025 "already running" check, on the EXTERNAL id (and the internal one): a caller
- * may not reuse an id the frontend still tracks, with or without unique internal ids; so {@code UNIQUE_INTERNAL_IDS}
- * changes only the ids EngineCore sees. #51629 (a ParentRequest left behind after abort by external id) is not a
+ * <p>{@code add_request} refuses only an internal id already in {@code request_states} (early-2025 upstream,
+ * commit 0015f3f6: {@code ValueError("Request id ... already running.")}). Without unique internal ids the internal
+ * id is the caller's, so a tracked id cannot be reused; with them (#27987, output_processor.py at d0782260) a new
+ * request under a tracked external id is accepted and {@code external_req_ids[ext]} lists both, and an abort by that
+ * external id aborts both. Simplified: upstream today sends a colliding internal id (possible only with
+ * {@code VLLM_DISABLE_REQUEST_ID_RANDOMIZATION}) to {@code _update_streaming_request_state}; the model, without
+ * resumable requests, refuses it. #51629 (a ParentRequest left behind after abort by external id) is not a
  * switch here: a parent always leaves {@code parent_requests} with its last child (FE4 holds; see
  * {@link #leakedParentRequests()}).
  *
@@ -49,8 +53,8 @@ public final class OutputProcessor {
      * @param externalReqId   the caller's id
      * @param parentReq       the parent of an {@code n > 1} child, or null
      * @param stopAfterTokens the stop rule of {@link SamplingParams} (0: none)
-     * @throws RequestAlreadyRunningException if {@code request_states} holds the internal id, or the external id is
-     *     tracked by another request (a sibling of the same tracked parent is fine); state unchanged
+     * @throws RequestAlreadyRunningException if {@code request_states} holds the internal id (state unchanged); a
+     *     tracked external id is fine: {@code external_req_ids} lists every internal id under it
      * @throws InvalidRequestIdException for a null or empty external id; NullPointerException for a null request or queue
      */
     public synchronized void addRequest(EngineCoreRequest request, String externalReqId, ParentRequest parentReq,
@@ -61,9 +65,8 @@ public final class OutputProcessor {
         if (stopAfterTokens < 0) {
             throw new IllegalArgumentException("OutputProcessor.add_request: stopAfterTokens must be >= 0, got " + stopAfterTokens);
         }
-        boolean siblingOfTrackedParent = parentReq != null && parentRequests.get(parentReq.requestId()) == parentReq;
-        if (requestStates.containsKey(request.requestId()) || (!siblingOfTrackedParent && isTracked(externalReqId))) {
-            throw new RequestAlreadyRunningException(externalReqId);
+        if (requestStates.containsKey(request.requestId())) {
+            throw new RequestAlreadyRunningException(request.requestId());
         }
         requestStates.put(request.requestId(), new RequestState(request.requestId(), externalReqId, request.arrivalTime(),
                 queue, parentReq, requestIndex, stopAfterTokens));
@@ -71,22 +74,6 @@ public final class OutputProcessor {
         if (parentReq != null) {
             parentRequests.put(parentReq.requestId(), parentReq);
         }
-    }
-
-    /**
-     * The "already running" check alone (what {@link #addRequest} raises), so a caller can fail before it assigns ids.
-     *
-     * @throws RequestAlreadyRunningException if {@code externalReqId} is tracked
-     */
-    public synchronized void checkNotRunning(String externalReqId) {
-        InvalidRequestIdException.check("OutputProcessor.add_request", externalReqId);
-        if (isTracked(externalReqId)) {
-            throw new RequestAlreadyRunningException(externalReqId);
-        }
-    }
-
-    private boolean isTracked(String id) {
-        return externalReqIds.containsKey(id) || requestStates.containsKey(id) || parentRequests.containsKey(id);
     }
 
     /**
@@ -223,7 +210,8 @@ public final class OutputProcessor {
         if (parent == null) {
             return true;
         }
-        boolean parentFinished = parent.childRequests().contains(state.requestId()) && parent.getOutputs(state.requestId(), true);
+        ParentRequest.ChildOutputs outputs = parent.getOutputs(state.requestId(), true);
+        boolean parentFinished = outputs.deliver() && outputs.parentFinished();
         if (parentFinished) {
             parentRequests.remove(parent.requestId());
         }

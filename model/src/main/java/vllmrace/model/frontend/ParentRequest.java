@@ -7,8 +7,9 @@ import java.util.Set;
 /**
  * Mirrors {@code vllm/v1/engine/parallel_sampling.py} (commit 491d9235), {@code ParentRequest}: the frontend's
  * record of one {@code n > 1} request. {@code get_child_info(index)} names child {@code index}
- * {@code "{index}_{parent_id}"} and adds it to {@code child_requests}; {@code get_outputs} removes a child once
- * its completion is finished, and the parent is finished when {@code child_requests} is empty. All children
+ * {@code "{index}_{parent_id}"} and adds it to {@code child_requests}; {@code get_outputs} (as after PR #28591) removes
+ * a child once its completion is finished, does not return a finished child's output twice, and the parent is
+ * finished when {@code child_requests} is empty. All children
  * share the parent's {@link RequestOutputCollector}, which gets one final output, when the last child finishes.
  *
  * <p>Used only under the frontend's event loop ({@link OutputProcessor}'s lock); not thread-safe on its own.
@@ -18,6 +19,7 @@ public final class ParentRequest {
     private final String externalReqId;
     private final int n;
     private final Set<String> childRequests = new LinkedHashSet<>();
+    private final Set<String> created = new LinkedHashSet<>();
     private int numChildrenCreated;
 
     /**
@@ -56,6 +58,7 @@ public final class ParentRequest {
         }
         numChildrenCreated++;
         childRequests.add(childId);
+        created.add(childId);
         return childId;
     }
 
@@ -65,21 +68,31 @@ public final class ParentRequest {
     }
 
     /**
-     * {@code ParentRequest.get_outputs(child_request_id, completion_output)}, for its finish bookkeeping: a finished
-     * child leaves {@code child_requests}.
-     *
-     * @return true when this call finished the parent (its last child finished)
-     * @throws IllegalArgumentException for an id that is not a live child of this parent (state unchanged)
+     * What {@link #getOutputs} returns: whether the child's output goes to the caller ({@code outputs} non-empty) and
+     * whether the parent is finished ({@code not self.child_requests}).
      */
-    public boolean getOutputs(String childRequestId, boolean childFinished) {
-        if (!childRequests.contains(childRequestId)) {
-            throw new IllegalArgumentException("ParentRequest " + requestId + " has no live child " + childRequestId);
+    public record ChildOutputs(boolean deliver, boolean parentFinished) {
+    }
+
+    /**
+     * {@code ParentRequest.get_outputs(child_request_id, completion_output)} for a streaming ({@code DELTA}) request,
+     * as upstream after PR #28591 (docs.vllm.ai, parallel_sampling.py; its test at 133be4fb): a finished output
+     * removes the child from {@code child_requests}; a finished output of a child already removed ("finished in a
+     * previous batch step and returned to the client earlier") is not returned again ({@code ([], finished)}).
+     * Before #28591 (commit 491d9235) the second removal raised KeyError. Simplified: {@code FINAL_ONLY}'s
+     * {@code output_aggregator} is not modelled (the model's requests stream).
+     *
+     * @throws IllegalArgumentException for an id that was never a child of this parent (state unchanged)
+     */
+    public ChildOutputs getOutputs(String childRequestId, boolean childFinished) {
+        if (childRequestId == null || !created.contains(childRequestId)) {
+            throw new IllegalArgumentException("ParentRequest " + requestId + " has no child " + childRequestId);
         }
-        if (!childFinished) {
-            return false;
+        boolean alreadyFinishedAndReturned = false;
+        if (childFinished && !childRequests.remove(childRequestId)) {
+            alreadyFinishedAndReturned = true;
         }
-        childRequests.remove(childRequestId);
-        return childRequests.isEmpty();
+        return new ChildOutputs(!alreadyFinishedAndReturned, childRequests.isEmpty());
     }
 
     public String requestId() {

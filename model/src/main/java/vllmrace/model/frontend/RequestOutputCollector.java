@@ -6,6 +6,7 @@ package vllmrace.model.frontend;
  * whether a final one did (FE3: exactly one final output per collector).
  */
 public final class RequestOutputCollector {
+    private String requestId;
     private int numOutputs;
     private int numFinalOutputs;
     private String finishReason;
@@ -16,6 +17,20 @@ public final class RequestOutputCollector {
             numFinalOutputs++;
             this.finishReason = finishReason;
         }
+    }
+
+    /** Set once by {@code add_request}, when the internal id is assigned. */
+    synchronized void bindRequestId(String id) {
+        requestId = id;
+    }
+
+    /**
+     * {@code q.request_id}: the internal id of the request this collector belongs to (the parent's for {@code n > 1}),
+     * what {@code generate()}'s cancellation aborts ({@code abort(q.request_id, internal=True)}); null before the
+     * request's {@code add_request} step ran.
+     */
+    public synchronized String requestId() {
+        return requestId;
     }
 
     public synchronized int numOutputs() {

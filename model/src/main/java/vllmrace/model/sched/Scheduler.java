@@ -34,6 +34,10 @@ import vllmrace.model.kv.KvCacheManager;
  * {@link Fix#DELAY_FREE_ABORTED_LOAD} and {@link Fix#DELAY_FREE_UNLESS_RECVED} in {@link #finishRequests} (and
  * the release half of #32255 in {@link #updateFromKvXferFinished}).
  *
+ * <p>A failed async KV load follows {@code kv_load_failure_policy} ({@link KvLoadFailurePolicy}; {@code "fail"} by
+ * default since #34896): see {@link #handleInvalidBlocks}. {@code _free_blocks} asserts {@code request.is_finished()}.
+ * Simplified: no sync loads, no prefix cache (so no block sharing, eviction or {@code cache_blocks}), no preemption.
+ *
  * <p>Race consequences are recorded in the {@link ViolationLog}, never thrown: a second {@code _free_request}
  * (SC1), {@code _free_blocks} of a missing id or a transfer report for one (SC2; upstream KeyError / assert,
  * EngineCore dies), a model output applied to a finished request (SC3), a delay-freed request that nothing
@@ -44,12 +48,15 @@ import vllmrace.model.kv.KvCacheManager;
  * method on {@code this} so harness threads may drive it directly.
  */
 public final class Scheduler {
+    /** {@code FinishReason.ERROR}: a request failed inside the engine (here: its KV load, under the fail policy). */
+    public static final String FINISH_REASON_ERROR = "error";
     /** Every request ever added, for the detectors at quiescence (upstream keeps no such list). */
     private final List<Request> added = new ArrayList<>();
     private final FixSet fixes;
     private final ViolationLog violations;
     private final KvCacheManager kvCacheManager;
     private final KvConnectorBaseV1 connector;
+    private final KvLoadFailurePolicy kvLoadFailurePolicy;
 
     private final Map<String, Request> requests = new LinkedHashMap<>();
     private final Deque<Request> waiting = new ArrayDeque<>();
@@ -69,6 +76,13 @@ public final class Scheduler {
      * @param connector      the scheduler-side KV connector ({@code self.connector}), or null
      */
     public Scheduler(FixSet fixes, ViolationLog violations, KvCacheManager kvCacheManager, KvConnectorBaseV1 connector) {
+        this(fixes, violations, kvCacheManager, connector, KvLoadFailurePolicy.FAIL);
+    }
+
+    /** As {@link #Scheduler(FixSet, ViolationLog, KvCacheManager, KvConnectorBaseV1)}, with {@code kv_load_failure_policy}. */
+    public Scheduler(FixSet fixes, ViolationLog violations, KvCacheManager kvCacheManager, KvConnectorBaseV1 connector,
+                     KvLoadFailurePolicy kvLoadFailurePolicy) {
+        this.kvLoadFailurePolicy = Objects.requireNonNull(kvLoadFailurePolicy, "kvLoadFailurePolicy");
         this.fixes = Objects.requireNonNull(fixes, "fixes");
         this.violations = Objects.requireNonNull(violations, "violations");
         this.kvCacheManager = kvCacheManager;
@@ -240,9 +254,11 @@ public final class Scheduler {
     }
 
     /**
-     * {@code _update_waiting_for_remote_kv}: ready only once {@code finished_recving} arrived. A failed load
-     * ({@code failed_recving_kv_req_ids}) frees the blocks and recomputes the prompt locally; otherwise the loaded
-     * tokens count as computed, minus one when the whole prompt was loaded (one token must run to sample).
+     * {@code _update_waiting_for_remote_kv}: ready only once {@code finished_recving} arrived. A load that failed
+     * under the recompute policy ({@code failed_recving_kv_req_ids}) already had {@code num_computed_tokens} cut back
+     * to its valid prefix by {@link #handleInvalidBlocks}: it keeps its blocks ({@code cache_blocks}; the model has no
+     * prefix cache to publish them to), or frees them all when no token is valid. Otherwise the loaded tokens count
+     * as computed, minus one when the whole prompt was loaded (one token must run to sample).
      */
     private boolean updateWaitingForRemoteKv(Request request) {
         String id = request.requestId();
@@ -250,8 +266,9 @@ public final class Scheduler {
             return false;
         }
         if (failedRecvingKvReqIds.remove(id)) {
-            kvCacheManager.free(id);
-            request.setNumComputedTokens(0);
+            if (request.numComputedTokens() == 0) {
+                kvCacheManager.free(id); // "No valid computed tokens, release allocated blocks."
+            }
         } else {
             int loaded = Math.min(kvCacheManager.numBlocks(id) * blockSize(), request.numPromptTokens());
             request.setNumComputedTokens(loaded >= request.numPromptTokens() && loaded > 0 ? loaded - 1 : loaded);
@@ -273,10 +290,11 @@ public final class Scheduler {
         Objects.requireNonNull(modelRunnerOutput, "modelRunnerOutput");
         List<EngineCoreOutput> outputs = new ArrayList<>();
         List<Request> stopped = new ArrayList<>();
+        Set<String> failedKvLoadReqIds = handleInvalidBlocks(modelRunnerOutput.kvConnectorOutput().invalidBlockIds());
         for (Map.Entry<String, Integer> scheduled : schedulerOutput.numScheduledTokens().entrySet()) {
             Request request = requests.get(scheduled.getKey());
-            if (request == null) {
-                continue; // aborted while the model was executing it
+            if (request == null || failedKvLoadReqIds.contains(scheduled.getKey())) {
+                continue; // aborted while the model was executing it; or its KV load failed
             }
             if (request.isFinished()) {
                 if (fixes.isOn(Fix.IS_FINISHED_GUARD)) {
@@ -299,6 +317,13 @@ public final class Scheduler {
         }
         running.removeAll(stopped);
         waiting.removeAll(stopped);
+        if (!failedKvLoadReqIds.isEmpty() && kvLoadFailurePolicy == KvLoadFailurePolicy.FAIL) {
+            List<Request> failed = failedKvLoadReqIds.stream().map(requests::get).toList();
+            finishRequests(failedKvLoadReqIds, RequestStatus.FINISHED_ERROR);
+            for (Request request : failed) {
+                outputs.add(new EngineCoreOutput(request.requestId(), request.arrivalTime(), 0, FINISH_REASON_ERROR));
+            }
+        }
         updateFromKvXferFinished(modelRunnerOutput.kvConnectorOutput());
         return outputs;
     }
@@ -334,7 +359,6 @@ public final class Scheduler {
         if (connector != null) {
             connector.updateConnectorOutput(kvConnectorOutput);
         }
-        markFailedLoads(kvConnectorOutput);
         for (String id : KvConnectorOutput.sorted(kvConnectorOutput.finishedRecving())) {
             if (!fixes.isOn(Fix.DELAY_FREE_ABORTED_LOAD)) {
                 finishedRecvingKvReqIds.add(id);
@@ -372,20 +396,41 @@ public final class Scheduler {
         }
     }
 
-    /** {@code _update_requests_with_invalid_blocks}, for async loads only: the owner of a failed block is marked. */
-    private void markFailedLoads(KvConnectorOutput kvConnectorOutput) {
-        if (kvConnectorOutput.invalidBlockIds().isEmpty()) {
-            return;
+    /**
+     * {@code _handle_invalid_blocks} with {@code _update_requests_with_invalid_blocks}, for async loads (the
+     * {@code WAITING_FOR_REMOTE_KVS} requests in {@code waiting}): a request whose blocks include an invalid one has
+     * {@code num_computed_tokens} cut back to the start of its first invalid block. Under {@link KvLoadFailurePolicy#FAIL}
+     * the affected ids are returned (skipped in the output loop, then finished FINISHED_ERROR); under
+     * {@link KvLoadFailurePolicy#RECOMPUTE} they are marked in {@code failed_recving_kv_req_ids} for
+     * {@link #updateWaitingForRemoteKv}, and nothing is returned. Simplified: the model has no sync loads (a running
+     * request never loads) and no prefix cache, so no block is shared between requests or evicted.
+     */
+    private Set<String> handleInvalidBlocks(Set<Integer> invalidBlockIds) {
+        if (invalidBlockIds.isEmpty() || kvCacheManager == null) {
+            return Set.of();
         }
-        for (Request request : requests.values()) {
-            if (request.status() == RequestStatus.WAITING_FOR_REMOTE_KVS) {
-                for (Integer blockId : kvCacheManager.getBlockIds(request.requestId())) {
-                    if (kvConnectorOutput.invalidBlockIds().contains(blockId)) {
-                        failedRecvingKvReqIds.add(request.requestId());
-                    }
+        Set<String> affected = new LinkedHashSet<>();
+        int bs = blockSize();
+        for (Request request : waiting) {
+            if (request.status() != RequestStatus.WAITING_FOR_REMOTE_KVS) {
+                continue;
+            }
+            List<Integer> blockIds = kvCacheManager.getBlockIds(request.requestId());
+            int computed = failedRecvingKvReqIds.contains(request.requestId()) ? request.numComputedTokens() : blockIds.size() * bs;
+            int computedBlocks = (computed + bs - 1) / bs;
+            for (int idx = 0; idx < Math.min(computedBlocks, blockIds.size()); idx++) {
+                if (invalidBlockIds.contains(blockIds.get(idx))) {
+                    request.setNumComputedTokens(idx * bs); // truncate at the first failed block
+                    affected.add(request.requestId());
+                    break;
                 }
             }
         }
+        if (kvLoadFailurePolicy == KvLoadFailurePolicy.FAIL) {
+            return affected;
+        }
+        failedRecvingKvReqIds.addAll(affected);
+        return Set.of();
     }
 
     /**
@@ -417,10 +462,17 @@ public final class Scheduler {
     }
 
     /**
-     * {@code Scheduler._free_blocks}: {@code kv_cache_manager.free(request)}, then {@code del self.requests[id]}:
-     * a KeyError (SC2) when the id is gone. Package-private as a test seam: no path of the model calls it twice.
+     * {@code Scheduler._free_blocks}: {@code assert request.is_finished()} (a send or recv completion for a request
+     * still running fails it: EngineCore dies, and nothing is freed), {@code kv_cache_manager.free(request)}, then
+     * {@code del self.requests[id]}: a KeyError (SC2) when the id is gone. Package-private as a test seam: no path of
+     * the model calls it twice.
      */
     void freeBlocks(Request request) {
+        if (!request.isFinished()) {
+            violations.record(ViolationKind.ENGINE_ASSERT, request.requestId(),
+                    "_free_blocks(" + request + "): assert request.is_finished() fails, EngineCore dies");
+            return;
+        }
         if (!requests.containsKey(request.requestId())) {
             violations.record(ViolationKind.FREE_BLOCKS_OF_MISSING_REQUEST, request.requestId(),
                     "_free_blocks(" + request + "): del requests[id] raises KeyError");

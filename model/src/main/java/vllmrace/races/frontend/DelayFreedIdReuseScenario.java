@@ -93,7 +93,8 @@ public final class DelayFreedIdReuseScenario implements RaceScenario {
         vllm.engineCore().runBusyLoopOnce(); // ADD(X@1) applied, X@1 scheduled: it holds a KV block
         vllm.asyncLlm().outputHandler().run().join();
         setupSteps = vllm.stepLog().size();
-        abort = vllm.asyncLlm().abortThen(REQUEST_ID, "EngineCore.run_busy_loop", () -> vllm.engineCore().runBusyLoopOnce());
+        // the client cancels X@1: generate()'s cancellation, abort(q.request_id, internal=True) (X before #27987)
+        abort = vllm.asyncLlm().abortThen(abortedQueue.requestId(), "EngineCore.run_busy_loop", () -> vllm.engineCore().runBusyLoopOnce());
         add = vllm.asyncLlm().addRequest(REQUEST_ID, params);
     }
 

@@ -7,6 +7,7 @@ import vllmrace.model.asyncio.StepLog;
 import vllmrace.model.detect.Violation;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.FixSet;
+import vllmrace.model.frontend.RequestOutputCollector;
 import vllmrace.model.frontend.SamplingParams;
 import vllmrace.model.frontend.RequestAlreadyRunningException;
 import vllmrace.races.Clean;
@@ -76,11 +77,12 @@ public final class DuplicateIdAbortWindowScenario implements RaceScenario {
     public DuplicateIdAbortWindowScenario(FixSet fixes, Params p) {
         SamplingParams params = SamplingParams.maxTokens(MAX_TOKENS).withN(p.get("n", 1, 1));
         vllm = new VllmInstance(fixes);
-        vllm.asyncLlm().addRequest(REQUEST_ID, params).run().join();
+        RequestOutputCollector first = vllm.asyncLlm().addRequest(REQUEST_ID, params).run().join();
         vllm.engineCore().runBusyLoopOnce();
         vllm.asyncLlm().outputHandler().run().join();
         setupSteps = vllm.stepLog().size();
-        abort = vllm.asyncLlm().abort(REQUEST_ID);
+        // the client cancels X@1: generate()'s cancellation, abort(q.request_id, internal=True) (X before #27987)
+        abort = vllm.asyncLlm().abort(first.requestId());
         add = vllm.asyncLlm().addRequest(REQUEST_ID, params);
     }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import vllmrace.model.VllmInstance;
@@ -22,7 +23,11 @@ class FrontendBadInputTest {
 
     @BeforeEach
     void runningRequestX() {
-        vllm = new VllmInstance(FixSet.all());
+        runningRequestX(FixSet.all());
+    }
+
+    private void runningRequestX(FixSet fixes) {
+        vllm = new VllmInstance(fixes);
         vllm.asyncLlm().addRequest("X", 4).run().join();
         vllm.engineCore().runBusyLoopOnce();
         vllm.asyncLlm().outputHandler().run().join();
@@ -63,11 +68,22 @@ class FrontendBadInputTest {
     }
 
     @Test
-    void addOfARunningIdRaisesAlreadyRunningAndSendsNothing() {
+    void withoutUniqueInternalIdsAnAddOfARunningIdRaisesAlreadyRunningAndSendsNothing() {
+        runningRequestX(FixSet.all().without(vllmrace.model.fix.Fix.UNIQUE_INTERNAL_IDS));
         RuntimeException failure = vllm.asyncLlm().addRequest("X", 4).run().failure();
         assertInstanceOf(RequestAlreadyRunningException.class, failure);
         assertEquals("Request id X already running.", failure.getMessage());
         assertUnchangedAndInvariantsHold();
+    }
+
+    @Test
+    void withUniqueInternalIdsAnAddUnderARunningExternalIdIsAccepted() {
+        vllm.asyncLlm().addRequest("X", 4).run().join(); // #27987: keyed by the internal id X-2
+        assertEquals(Map.of("X", List.of("X-1", "X-2")), vllm.outputProcessor().externalReqIdsSnapshot());
+        assertEquals(List.of("X-1", "X-2"), vllm.asyncLlm().abort("X").run().join(), "abort by the external id aborts both");
+        vllm.engineCore().processInputQueue();
+        vllm.checkQuiescence();
+        assertTrue(vllm.violations().isEmpty(), vllm.violations().toString());
     }
 
     @Test

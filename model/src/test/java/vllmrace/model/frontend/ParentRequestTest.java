@@ -17,10 +17,13 @@ class ParentRequestTest {
         assertEquals("0_P", parent.getChildInfo(0));
         assertEquals("1_P", parent.getChildInfo(1));
         assertEquals(Set.of("0_P", "1_P"), parent.childRequests());
-        assertFalse(parent.getOutputs("0_P", false), "an unfinished output leaves the child in place");
-        assertFalse(parent.getOutputs("0_P", true));
+        assertEquals(new ParentRequest.ChildOutputs(true, false), parent.getOutputs("0_P", false), "an unfinished output leaves the child in place");
+        assertEquals(new ParentRequest.ChildOutputs(true, false), parent.getOutputs("0_P", true));
         assertEquals(Set.of("1_P"), parent.childRequests());
-        assertTrue(parent.getOutputs("1_P", true), "the last child finishes the parent");
+        assertEquals(new ParentRequest.ChildOutputs(false, false), parent.getOutputs("0_P", true),
+                "#28591: a finished child's output is not returned again");
+        assertEquals(new ParentRequest.ChildOutputs(true, true), parent.getOutputs("1_P", true), "the last child finishes the parent");
+        assertEquals(new ParentRequest.ChildOutputs(false, true), parent.getOutputs("1_P", true), "([], True), as upstream's test");
         assertTrue(parent.finished());
     }
 
@@ -37,11 +40,11 @@ class ParentRequestTest {
         assertThrows(IllegalStateException.class, () -> parent.getChildInfo(1), "children are created in order");
         assertEquals("0_P-1", parent.getChildInfo(0));
         assertThrows(IllegalStateException.class, () -> parent.getChildInfo(0), "a child is created once");
-        assertThrows(IllegalArgumentException.class, () -> parent.getOutputs("9_P-1", true), "unknown child");
+        assertThrows(IllegalArgumentException.class, () -> parent.getOutputs("9_P-1", true), "never a child");
+        assertThrows(IllegalArgumentException.class, () -> parent.getOutputs("1_P-1", true), "not created yet");
         assertThrows(IllegalArgumentException.class, () -> parent.getOutputs(null, true));
         assertEquals(Set.of("0_P-1"), parent.childRequests(), "state unchanged by the bad calls");
-        assertTrue(parent.getOutputs("0_P-1", true));
-        assertThrows(IllegalArgumentException.class, () -> parent.getOutputs("0_P-1", true), "a child finishes once");
+        assertTrue(parent.getOutputs("0_P-1", true).parentFinished());
     }
 
     @Test

@@ -64,7 +64,9 @@ class StopStringTest {
         assertEquals(List.of("X"), op.processOutputs(List.of(new EngineCoreOutput("X", 1, 1, null)), new HashMap<>(), false));
         assertTrue(op.getRequestState("X").finishedInFrontend());
         assertEquals(1, queue.numOutputs(), "its tokens reach the caller now; the final stop output waits for the ABORT");
-        assertThrows(RequestAlreadyRunningException.class, () -> op.checkNotRunning("X"), "re-add rejected until ABORT is sent");
+        assertThrows(RequestAlreadyRunningException.class,
+                () -> op.addRequest(new EngineCoreRequest("X", 2, 16), "X", null, 0, new RequestOutputCollector(), 0),
+                "without unique internal ids a re-add is rejected until the ABORT is sent");
         long dropped = op.droppedOutputs();
         op.processOutputs(List.of(new EngineCoreOutput("X", 1, 1, null)), new HashMap<>(), false);
         assertEquals(dropped + 1, op.droppedOutputs(), "outputs after the stop string are dropped");

@@ -76,9 +76,6 @@ class UniqueInternalIdsTest {
         assertThrows(InvalidRequestIdException.class, () -> vllm.outputProcessor().abortRequests(java.util.Arrays.asList("X", null)));
         assertThrows(InvalidRequestIdException.class, () -> vllm.outputProcessor().flattenReqToAbort(List.of("")));
         assertThrows(InvalidRequestIdException.class, () -> vllm.asyncLlm().abortThen("", "next", () -> { }));
-        RuntimeException duplicate = vllm.asyncLlm().addRequest("X", 8).run().failure();
-        assertInstanceOf(RequestAlreadyRunningException.class, duplicate, "the external id is still running");
-        assertEquals("Request id X already running.", duplicate.getMessage());
         assertEquals(List.of(), vllm.asyncLlm().abort("unknown").run().join(), "unknown id: no-op");
         assertEquals(List.of(), vllm.asyncLlm().abort("X-99").run().join(), "unknown internal id: no-op");
         assertEquals(before, state(vllm), "state unchanged");

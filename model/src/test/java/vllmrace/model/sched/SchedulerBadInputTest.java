@@ -138,6 +138,19 @@ class SchedulerBadInputTest {
     }
 
     @Test
+    void failingALoadAtABlockItDoesNotHaveIsRejected() {
+        connector.remotePrefill("L", 4);
+        scheduler.addRequest(new Request("L", 9, 4, 1));
+        scheduler.schedule(); // L's load of one block is in flight
+        String before = scheduler.requestsSnapshot() + " " + connector.inFlightLoadTargets();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> connector.failLoad("L", 1));
+        assertEquals("load of L has 1 block(s); no block 1", e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> connector.failLoad("L", -1));
+        assertEquals(before, scheduler.requestsSnapshot() + " " + connector.inFlightLoadTargets());
+        assertEquals(KvConnectorOutput.EMPTY, connector.getFinished(Set.of()), "the load is still in flight, not failed");
+    }
+
+    @Test
     void misconfiguredEnginesAreRejected() {
         assertThrows(IllegalArgumentException.class, () -> new Scheduler(FixSet.all(), log, null, connector));
         IllegalArgumentException queue = assertThrows(IllegalArgumentException.class, () -> new EngineCore(scheduler, new Fifo<>(),

@@ -180,10 +180,30 @@ class SchedulerDetectorTest {
     }
 
     @Test
-    void aFailedLoadIsRecomputedLocally() {
+    void underTheFailPolicyAFailedLoadEndsInOneErrorOutputAndItsBlocksReturnWithTheRecv() {
         TestAsyncConnector connector = new TestAsyncConnector(kv, SavePolicy.NEVER);
         connector.remotePrefill("R", 4);
-        Scheduler s = scheduler(FixSet.all(), connector);
+        Scheduler s = scheduler(FixSet.all(), connector); // kv_load_failure_policy defaults to "fail" (#34896)
+        s.addRequest(new Request("R", 1, 4, 1));
+        Request r = s.getRequest("R");
+        s.schedule();
+        connector.failLoad("R");
+        SchedulerOutput out = s.schedule();
+        List<vllmrace.model.engine.EngineCoreOutput> outputs = s.updateFromOutput(out, ModelRunnerOutput.execute(out, connector));
+        assertEquals(List.of(new vllmrace.model.engine.EngineCoreOutput("R", 1, 0, Scheduler.FINISH_REASON_ERROR)), outputs);
+        assertEquals(RequestStatus.FINISHED_ERROR, r.status());
+        assertEquals(1, connector.requestFinishedCalls("R"));
+        assertTrue(s.requestsSnapshot().isEmpty(), "finished_recving in the same output freed it");
+        assertEquals(0, pool.numUsedBlocks());
+        s.checkQuiescence();
+        assertTrue(log.isEmpty(), log.toString());
+    }
+
+    @Test
+    void underTheRecomputePolicyAFailedLoadWithNoValidBlockIsRecomputedWhole() {
+        TestAsyncConnector connector = new TestAsyncConnector(kv, SavePolicy.NEVER);
+        connector.remotePrefill("R", 4);
+        Scheduler s = new Scheduler(FixSet.all(), log, kv, connector, KvLoadFailurePolicy.RECOMPUTE);
         s.addRequest(new Request("R", 1, 4, 1));
         s.schedule();
         connector.failLoad("R");
@@ -191,10 +211,41 @@ class SchedulerDetectorTest {
         assertEquals(Set.of("R"), s.failedRecvingKvReqIds());
         SchedulerOutput rerun = s.schedule();
         assertEquals(Map.of("R", 4), rerun.numScheduledTokens(), "the whole prompt is recomputed");
+        assertEquals(Set.of(), s.failedRecvingKvReqIds());
         s.updateFromOutput(rerun, ModelRunnerOutput.execute(rerun, connector));
         assertTrue(s.requestsSnapshot().isEmpty());
         s.checkQuiescence();
         assertTrue(log.isEmpty(), log.toString());
+    }
+
+    @Test
+    void underTheRecomputePolicyTheValidPrefixIsKept() {
+        TestAsyncConnector connector = new TestAsyncConnector(kv, SavePolicy.NEVER);
+        connector.remotePrefill("R", 8);
+        Scheduler s = new Scheduler(FixSet.all(), log, kv, connector, KvLoadFailurePolicy.RECOMPUTE);
+        s.addRequest(new Request("R", 1, 8, 1));
+        s.schedule();
+        List<Integer> blocks = kv.getBlockIds("R");
+        connector.failLoad("R", 1); // block 0 landed, block 1 did not
+        step(s, connector);
+        assertEquals(4, s.getRequest("R").numComputedTokens(), "cut back to the first invalid block, not to 0");
+        assertEquals(Map.of("R", 4), s.schedule().numScheduledTokens(), "only the invalid block's tokens are recomputed");
+        assertEquals(blocks, kv.getBlockIds("R"), "the valid block is kept, the invalid one rewritten in place");
+        assertTrue(log.isEmpty(), log.toString());
+    }
+
+    @Test
+    void aSendCompletionForARunningRequestFailsFreeBlocksAssert() {
+        TestAsyncConnector connector = new TestAsyncConnector(kv, SavePolicy.NEVER);
+        Scheduler s = scheduler(FixSet.all().without(Fix.SCHEDULER_SKIP_LATE_REPORT), connector);
+        s.addRequest(new Request("R", 1, 4, 2));
+        s.schedule();
+        s.updateFromOutput(new SchedulerOutput(2, Map.of(), Set.of()),
+                new ModelRunnerOutput(List.of(), new KvConnectorOutput(Set.of("R"), Set.of(), Set.of())));
+        assertEquals(List.of(ViolationKind.ENGINE_ASSERT), kinds(log));
+        assertTrue(log.all().get(0).detail().contains("assert request.is_finished()"), log.toString());
+        assertEquals(1, kv.numBlocks("R"), "nothing freed: the engine died at the assert");
+        assertEquals(RequestStatus.RUNNING, s.getRequest("R").status());
     }
 
     @Test

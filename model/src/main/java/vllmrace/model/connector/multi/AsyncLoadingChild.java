@@ -80,6 +80,11 @@ abstract class AsyncLoadingChild implements ChildConnector {
         }
     }
 
+    /** Consumes the prefix offered for {@code requestId} (upstream: {@code params["do_remote_prefill"] = False}); whether there was one. */
+    protected final boolean takeOffer(String requestId) {
+        return offeredPrefix.remove(requestId) != null;
+    }
+
     /** Counts the call (contract: exactly once per request); validates the arguments. */
     protected final void countRequestFinished(Request request, List<Integer> blockIds) {
         Objects.requireNonNull(request, "request");

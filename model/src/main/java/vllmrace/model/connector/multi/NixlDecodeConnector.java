@@ -21,11 +21,17 @@ import vllmrace.model.sched.RequestStatus;
  * A NIXL-like decode-side connector: {@code vllm/distributed/kv_transfer/kv_connector/v1/nixl/pull_scheduler.py},
  * {@code NixlPullConnectorScheduler} (commit b36ea896; reference §3(c)) with its worker's {@code get_finished}.
  * A request with {@code do_remote_prefill} gets its prompt KV pulled into its blocks: the pull starts at
- * {@code update_state_after_alloc} whenever the request has remote-prefill params and blocks (the router's two-phase
- * flow makes the transfer producer-initiated, seed 003), whether or not MultiConnector chose this child.
+ * {@code update_state_after_alloc} when this child was offered external tokens (MultiConnector's chosen child;
+ * seed 003: the pull runs beside another child's load). Offered 0 tokens (MultiConnector passes 0 to every child it did
+ * not choose; or a full local prefix hit), it registers an empty receive instead: {@code _reqs_need_recv[id] =
+ * (request, ())}, whose only effect is the worker's {@code send_notif} telling the prefill side to free its blocks;
+ * nothing is pulled and, as in the worker's {@code _read_blocks} (it returns after the notification without a
+ * transfer handle), nothing is reported in {@code finished_recving}. Either way {@code do_remote_prefill} is cleared:
+ * one transfer per request.
  *
- * <p>{@code request_finished} on the decode side: {@code if is_d_node and not is_bidirectional_kv_xfer_enabled: return
- * False, None} — the blocks are never taken over, even with the pull in flight. With {@link Fix#NIXL_PIN_PULL_BLOCKS}
+ * <p>{@code request_finished} on the decode side: a request that still has {@code do_remote_prefill} (it finished or
+ * was aborted before {@code update_state_after_alloc}) registers the same empty receive and returns {@code (False,
+ * None)}; otherwise {@code if is_d_node and not is_bidirectional_kv_xfer_enabled: return False, None} — the blocks are never taken over, even with the pull in flight. With {@link Fix#NIXL_PIN_PULL_BLOCKS}
  * (seed 003 direction (2)) a normally finished request (FINISHED_STOPPED / FINISHED_LENGTH_CAPPED, as step 6 of
  * {@code request_finished}) whose pull has not been reported yet is pinned: it returns True and the pull's completion is
  * reported as {@code finished_sending}, once the id was seen in {@code finished_req_ids} (CN2). An aborted request
@@ -35,6 +41,8 @@ import vllmrace.model.sched.RequestStatus;
  */
 public final class NixlDecodeConnector extends AsyncLoadingChild {
     private final FixSet fixes;
+    /** Requests given an empty receive: the prefill side is told to free its blocks, nothing is pulled. */
+    private final Set<String> emptyRecvs = new LinkedHashSet<>();
 
     public NixlDecodeConnector(String name, KvCacheManager kvCacheManager, FixSet fixes) {
         super(name, kvCacheManager);
@@ -51,9 +59,27 @@ public final class NixlDecodeConnector extends AsyncLoadingChild {
         offerPrefix(requestId, numTokens, "remote prefill");
     }
 
+    /** {@code update_state_after_alloc}: the pull into {@code blockIds}, or an empty receive for 0 external tokens. */
+    @Override
+    public synchronized void updateStateAfterAlloc(Request request, List<Integer> blockIds, int numExternalTokens) {
+        Objects.requireNonNull(request, "request");
+        Objects.requireNonNull(blockIds, "blockIds");
+        if (numExternalTokens == 0) {
+            if (takeOffer(request.requestId())) {
+                emptyRecvs.add(request.requestId());
+            }
+            return;
+        }
+        super.updateStateAfterAlloc(request, blockIds, numExternalTokens);
+    }
+
     @Override
     public synchronized RequestFinishedResult requestFinished(Request request, List<Integer> blockIds) {
         countRequestFinished(request, blockIds);
+        if (takeOffer(request.requestId())) {
+            emptyRecvs.add(request.requestId()); // "update_state_after_alloc must not have been called"
+            return RequestFinishedResult.FREE_NOW;
+        }
         AsyncTransfer pull = loads.get(request.requestId());
         boolean normalFinish = request.status() == RequestStatus.FINISHED_STOPPED
                 || request.status() == RequestStatus.FINISHED_LENGTH_CAPPED;
@@ -116,6 +142,11 @@ public final class NixlDecodeConnector extends AsyncLoadingChild {
         List<TransferTarget> targets = new ArrayList<>();
         loads.values().stream().filter(p -> !p.done).forEach(p -> targets.add(p.target));
         return targets;
+    }
+
+    /** Whether {@code requestId} got an empty receive (the worker's {@code send_notif} to the prefill side, no pull). */
+    public synchronized boolean notifiedWithoutPull(String requestId) {
+        return emptyRecvs.contains(requestId);
     }
 
     public synchronized boolean isIdle() {

@@ -106,6 +106,37 @@ class MultiConnectorTest {
     }
 
     @Test
+    void aNixlChildNotChosenSendsAnEmptyReceiveAndPullsNothing() {
+        LmCacheConnector lm = new LmCacheConnector("LMCache", kv, false);
+        NixlDecodeConnector nixl = new NixlDecodeConnector("NIXL", kv, FixSet.all());
+        lm.cachedPrefix("R", 4);
+        nixl.remotePrefill("R", 4);
+        MultiConnector multi = new MultiConnector(FixSet.all(), List.of(lm, nixl));
+        assertEquals(new MatchedTokens(4, true), multi.getNumNewMatchedTokens(r, 0));
+        assertEquals(0, multi.chosenConnector("R"), "LMCache comes first and has tokens");
+        multi.updateStateAfterAlloc(r, allocate(), 4);
+        assertTrue(lm.hasUnreportedLoad("R"));
+        assertTrue(nixl.isIdle(), "offered 0 tokens: no pull");
+        assertTrue(nixl.notifiedWithoutPull("R"), "the prefill side is told to free its blocks");
+        assertEquals(List.of(), nixl.inFlightLoadTargets());
+        lm.completeLoad("R");
+        assertEquals(Set.of("R"), multi.getFinished(Set.of()).finishedRecving(), "the chosen child's recv only");
+        assertEquals(KvConnectorOutput.EMPTY, nixl.getFinished(Set.of()));
+        assertFalse(nixl.requestFinished(r, kv.getBlockIds("R")).delayFreeBlocks(), "decode side: (False, None)");
+    }
+
+    @Test
+    void aNixlRequestFinishedBeforeAllocationSendsTheEmptyReceiveThen() {
+        NixlDecodeConnector nixl = new NixlDecodeConnector("NIXL", kv, FixSet.all());
+        nixl.remotePrefill("R", 4);
+        assertFalse(nixl.requestFinished(r, List.of()).delayFreeBlocks());
+        assertTrue(nixl.notifiedWithoutPull("R"));
+        nixl.updateStateAfterAlloc(r, allocate(), 4); // do_remote_prefill was cleared: one transfer per request
+        assertTrue(nixl.isIdle());
+        assertThrows(IllegalArgumentException.class, () -> nixl.updateStateAfterAlloc(r, List.of(), -1));
+    }
+
+    @Test
     void recvsAreAPlainUnionUpstream() {
         NixlDecodeConnector[] nixl = new NixlDecodeConnector[1];
         LmCacheConnector[] lm = new LmCacheConnector[1];
