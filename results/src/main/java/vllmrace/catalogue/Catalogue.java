@@ -19,6 +19,7 @@ import vllmrace.races.FixMatrix;
 import vllmrace.races.InterleavingVerdicts;
 import vllmrace.races.Observed;
 import vllmrace.races.Race;
+import vllmrace.races.UpstreamPinUse;
 import vllmrace.races.Shard;
 import vllmrace.races.Subject;
 import vllmrace.races.Variant;
@@ -69,6 +70,7 @@ public final class Catalogue {
                 case RENDER -> catalogue.render();
                 case HIT_RATES -> new HitRates(catalogue.results, options.races(), options.runs()).run();
                 case MUTATION -> new MutationReport(catalogue.results).run();
+                case DRIFT -> drift(options.driftPath());
                 case RUN -> catalogue.run();
             };
             System.exit(status);
@@ -76,6 +78,15 @@ public final class Catalogue {
             System.err.println("catalogue: internal error, not a verdict: " + e);
             e.printStackTrace();
             System.exit(1);
+        }
+    }
+
+    private static int drift(String path) {
+        try {
+            return new DriftCommand(java.nio.file.Path.of(path)).run();
+        } catch (vllmrace.catalogue.drift.DriftException | java.nio.file.InvalidPathException e) {
+            System.err.println("catalogue: --drift: " + e.getMessage());
+            return 2;
         }
     }
 
@@ -184,6 +195,7 @@ public final class Catalogue {
         JcstressReportPages.merge(stress.htmlReport(), results.resolve("jcstress-report"), races, tables.verdicts());
 
         tables.write();
+        UpstreamPinsPage.write(results, UpstreamPinUse.compute(List.of(Race.values())));
         ResultsReadme readme = tables.readme(results);
         readme.write();
         ReadmeRaceTable.rewrite(results.getParent().resolve("README.md"), readme);

@@ -18,9 +18,9 @@ import vllmrace.races.Shard;
  * @param deep     {@code --deep}: JCStress's full JVM-mode matrix, 10x the Lincheck budgets
  * @param runs     {@code --hit-rates --runs N}: back-to-back JCStress runs
  */
-record CatalogueOptions(Command command, List<Race> races, List<String> notes, Shard shard, boolean deep, int runs) {
+record CatalogueOptions(Command command, List<Race> races, List<String> notes, Shard shard, boolean deep, int runs, String driftPath) {
 
-    enum Command { RUN, LIST, RENDER, HIT_RATES, MUTATION, HELP }
+    enum Command { RUN, LIST, RENDER, HIT_RATES, MUTATION, DRIFT, HELP }
 
     /** Bad input: the message is the one line the user sees. */
     static final class UsageException extends Exception {
@@ -38,6 +38,7 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
         Shard shard = Shard.ALL;
         boolean deep = false;
         int runs = DEFAULT_RUNS;
+        String drift = null;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
@@ -46,6 +47,10 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
                 case "--render" -> command = only(command, Command.RENDER, arg);
                 case "--hit-rates" -> command = only(command, Command.HIT_RATES, arg);
                 case "--mutation" -> command = only(command, Command.MUTATION, arg);
+                case "--drift" -> {
+                    command = only(command, Command.DRIFT, arg);
+                    drift = value(args, ++i, arg);
+                }
                 case "--deep" -> deep = true;
                 case "--shard" -> shard = shard(value(args, ++i, arg));
                 case "--runs" -> runs = runs(value(args, ++i, arg));
@@ -65,10 +70,13 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
             }
         }
         if (command == Command.HELP) {
-            return new CatalogueOptions(Command.HELP, List.of(), List.of(), shard, deep, runs);
+            return new CatalogueOptions(Command.HELP, List.of(), List.of(), shard, deep, runs, null);
         }
         if (command == Command.MUTATION && (!named.isEmpty() || deep || !shard.equals(Shard.ALL))) {
             throw new UsageException("--mutation runs over the whole model: it takes no race, --shard or --deep");
+        }
+        if (command == Command.DRIFT && (!named.isEmpty() || deep || !shard.equals(Shard.ALL))) {
+            throw new UsageException("--drift takes one path, a vLLM checkout, and no race, --shard or --deep");
         }
         List<Race> races = new ArrayList<>();
         for (Race race : Race.values()) {
@@ -79,7 +87,7 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
         if (!named.isEmpty() && races.isEmpty()) {
             throw new UsageException("no race named here is in shard " + shard);
         }
-        return new CatalogueOptions(command, List.copyOf(races), List.copyOf(notes), shard, deep, runs);
+        return new CatalogueOptions(command, List.copyOf(races), List.copyOf(notes), shard, deep, runs, drift);
     }
 
     private static Command only(Command current, Command next, String arg) throws UsageException {
@@ -131,7 +139,7 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
 
     static final String HELP = """
             Usage: ./catalogue [RACE | #PR | 'seed 003' ...] [--shard I/N] [--deep]
-                   ./catalogue --list | --render | --hit-rates [--runs N] [RACE ...] | --mutation | --help
+                   ./catalogue --list | --render | --hit-rates [--runs N] [RACE ...] | --mutation | --drift PATH | --help
 
             Reproduces each race of the registry under every engine (every step interleaving, Lincheck, JCStress) and
             fix set (reported, fixed, vLLM main), prints the verdicts and each counterexample's model steps, and
@@ -146,6 +154,8 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
                                      samples per million and how often the relaunch fired -> results/jcstress-hit-rates.md
               --mutation             PIT over the model's fix sites and detectors (about 4 minutes): the score and
                                      each surviving mutant with its reason -> results/mutation.md (exit 1 under 90 %)
+              --drift PATH           each pinned upstream function looked up in the vLLM checkout at PATH: unchanged,
+                                     changed (with a diff) or gone, and the races to re-check (exit 1 if any moved)
               --help                 this text
 
             Examples:

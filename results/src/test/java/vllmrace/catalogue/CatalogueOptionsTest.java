@@ -63,6 +63,15 @@ class CatalogueOptionsTest {
     }
 
     @Test
+    void driftTakesOnePath() throws Exception {
+        CatalogueOptions o = CatalogueOptions.parse("--drift", "/src/vllm");
+        assertEquals(CatalogueOptions.Command.DRIFT, o.command());
+        assertEquals("/src/vllm", o.driftPath());
+        assertEquals("--drift needs a value (./catalogue --help)", refused("--drift"));
+        assertEquals("--drift takes one path, a vLLM checkout, and no race, --shard or --deep", refused("--drift", "/src/vllm", "AbortedLoadLeak"));
+    }
+
+    @Test
     void helpWinsOverEverythingElse() throws Exception {
         assertEquals(CatalogueOptions.Command.HELP, CatalogueOptions.parse("--list", "--help").command());
         assertTrue(CatalogueOptions.HELP.contains("Exit codes"));

@@ -33,6 +33,10 @@ public class FrontendOperations {
         FrontendOperations.fixes = fixes;
     }
 
+    static FixSet fixes() {
+        return fixes;
+    }
+
     static String requestId(int id) {
         return "r" + id;
     }

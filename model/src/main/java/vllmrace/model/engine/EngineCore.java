@@ -19,6 +19,8 @@ import vllmrace.model.sched.Request;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.model.sched.Scheduler;
 import vllmrace.model.sched.SchedulerOutput;
+import vllmrace.model.upstream.UpstreamPin;
+import vllmrace.model.upstream.UpstreamPins;
 
 /**
  * Mirrors {@code vllm/v1/engine/core.py} (commit ac3cb2e2): {@code EngineCoreProc.process_input_sockets} (the
@@ -94,6 +96,7 @@ public final class EngineCore {
      * {@code input_queue}; with #29987 an ABORT also goes to {@code aborts_queue}.
      */
     public synchronized void processInputSockets() {
+        UpstreamPins.enter(UpstreamPin.ENGINE_CORE_PROC_PROCESS_INPUT_SOCKETS);
         for (EngineCoreMessage message : inputSocket.drain()) {
             if (abortsQueueEnabled && message instanceof EngineCoreMessage.Abort abort) {
                 abortsQueue.add(abort);
@@ -107,6 +110,7 @@ public final class EngineCore {
      * input thread is taken to have received everything already sent).
      */
     public synchronized void processInputQueue() {
+        UpstreamPins.enter(UpstreamPin.ENGINE_CORE_PROC_PROCESS_INPUT_QUEUE);
         processInputSockets();
         while (!inputQueue.isEmpty()) {
             EngineCoreMessage message = inputQueue.poll();
@@ -117,6 +121,7 @@ public final class EngineCore {
 
     /** {@code EngineCoreProc._handle_client_request}. */
     private void handleClientRequest(EngineCoreMessage message) {
+        UpstreamPins.enter(UpstreamPin.ENGINE_CORE_PROC_HANDLE_CLIENT_REQUEST);
         stepLog.record("EngineCore", "_handle_client_request(" + message + ")");
         if (message instanceof EngineCoreMessage.Add add) {
             addRequest(add.request());
@@ -127,12 +132,14 @@ public final class EngineCore {
 
     /** {@code EngineCore.add_request} → {@code Scheduler.add_request}. */
     private void addRequest(EngineCoreRequest request) {
+        UpstreamPins.enter(UpstreamPin.ENGINE_CORE_ADD_REQUEST);
         scheduler.addRequest(new Request(request.requestId(), request.arrivalTime(), request.numPromptTokens(), request.maxTokens(),
                 request.stopTokenAt()));
     }
 
     /** {@code EngineCore.abort_requests} → {@code Scheduler.finish_requests(ids, FINISHED_ABORTED)}. */
     private void abortRequests(EngineCoreMessage.Abort abort) {
+        UpstreamPins.enter(UpstreamPin.ENGINE_CORE_ABORT_REQUESTS);
         for (Map.Entry<String, Long> target : abort.intendedArrivalTimes().entrySet()) {
             Request held = scheduler.getRequest(target.getKey());
             if (held != null && !held.isFinished() && held.arrivalTime() != target.getValue()) {
@@ -149,6 +156,7 @@ public final class EngineCore {
      * idempotent. Nothing to do without {@link Fix#EAGER_ABORTS}.
      */
     public synchronized void processAbortsQueue() {
+        UpstreamPins.enter(UpstreamPin.ENGINE_CORE_PROCESS_ABORTS_QUEUE);
         while (!abortsQueue.isEmpty()) {
             EngineCoreMessage.Abort abort = abortsQueue.poll();
             stepLog.record("EngineCore", "_process_aborts_queue(" + abort + ")");
@@ -159,6 +167,7 @@ public final class EngineCore {
 
     /** One iteration of the busy loop: inputs, then {@code EngineCore.step} (or {@code step_with_batch_queue}). */
     public synchronized void runBusyLoopOnce() {
+        UpstreamPins.enter(UpstreamPin.ENGINE_CORE_PROC_RUN_BUSY_LOOP);
         processInputQueue();
         if (batchQueueSize == 1) {
             step();
@@ -169,6 +178,7 @@ public final class EngineCore {
 
     /** {@code EngineCore.step}: schedule, execute, {@code _process_aborts_queue}, {@code update_from_output}. */
     public synchronized void step() {
+        UpstreamPins.enter(UpstreamPin.ENGINE_CORE_STEP);
         if (!scheduler.hasRequests()) {
             return;
         }
@@ -179,6 +189,7 @@ public final class EngineCore {
 
     /** {@code EngineCore.step_with_batch_queue}: {@link #scheduleBatch()}, then {@link #processOldestBatch()} if it blocks. */
     public synchronized void stepWithBatchQueue() {
+        UpstreamPins.enter(UpstreamPin.ENGINE_CORE_STEP_WITH_BATCH_QUEUE);
         if (scheduleBatch()) {
             processOldestBatch();
         }

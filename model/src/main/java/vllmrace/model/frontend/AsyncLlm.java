@@ -11,6 +11,8 @@ import vllmrace.model.engine.EngineCoreOutput;
 import vllmrace.model.engine.EngineCoreRequest;
 import vllmrace.model.fix.Fix;
 import vllmrace.model.fix.FixSet;
+import vllmrace.model.upstream.UpstreamPin;
+import vllmrace.model.upstream.UpstreamPins;
 
 /**
  * Mirrors {@code vllm/v1/engine/async_llm.py}, {@code AsyncLLM}: {@code add_request} / {@code _add_request}
@@ -61,6 +63,8 @@ public final class AsyncLlm {
      * @throws NullPointerException for null params, before any state changes
      */
     public Coroutine<RequestOutputCollector> addRequest(String requestId, SamplingParams params) {
+        UpstreamPins.enter(UpstreamPin.ASYNC_LLM_ADD_REQUEST_INNER);
+        UpstreamPins.enter(UpstreamPin.ASYNC_LLM_ADD_REQUEST);
         InvalidRequestIdException.check("AsyncLLM.add_request", requestId);
         Objects.requireNonNull(params, "params");
         RequestOutputCollector queue = new RequestOutputCollector();
@@ -93,6 +97,7 @@ public final class AsyncLlm {
      * external one plus a unique suffix (deterministic counter here), else the external id itself.
      */
     private String assignRequestId(String externalReqId) {
+        UpstreamPins.enter(UpstreamPin.INPUT_PROCESSOR_ASSIGN_REQUEST_ID);
         return fixes.isOn(Fix.UNIQUE_INTERNAL_IDS) ? externalReqId + "-" + (++requestIdCounter) : externalReqId;
     }
 
@@ -128,6 +133,7 @@ public final class AsyncLlm {
     }
 
     private Coroutine.Builder abortSteps(String requestId, List<String> ids) {
+        UpstreamPins.enter(UpstreamPin.ASYNC_LLM_ABORT);
         Map<String, Long> targets = new LinkedHashMap<>();
         Coroutine.Builder coroutine = Coroutine.builder(loop, "abort(" + requestId + ")");
         if (fixes.isOn(Fix.ORDERED_ABORT)) {
@@ -161,6 +167,7 @@ public final class AsyncLlm {
      * @return the number of outputs processed
      */
     public Coroutine<Integer> outputHandler() {
+        UpstreamPins.enter(UpstreamPin.ASYNC_LLM_OUTPUT_HANDLER);
         List<EngineCoreOutput> outputs = new ArrayList<>();
         List<String> reqsToAbort = new ArrayList<>();
         Map<String, Long> targets = new LinkedHashMap<>();

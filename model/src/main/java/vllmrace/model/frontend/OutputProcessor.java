@@ -11,6 +11,8 @@ import java.util.Objects;
 import java.util.Set;
 import vllmrace.model.engine.EngineCoreOutput;
 import vllmrace.model.engine.EngineCoreRequest;
+import vllmrace.model.upstream.UpstreamPin;
+import vllmrace.model.upstream.UpstreamPins;
 
 /**
  * Mirrors {@code vllm/v1/engine/output_processor.py}, {@code OutputProcessor}: {@code request_states} (keyed by the
@@ -59,6 +61,7 @@ public final class OutputProcessor {
      */
     public synchronized void addRequest(EngineCoreRequest request, String externalReqId, ParentRequest parentReq,
                                         int requestIndex, RequestOutputCollector queue, int stopAfterTokens) {
+        UpstreamPins.enter(UpstreamPin.OUTPUT_PROCESSOR_ADD_REQUEST);
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(queue, "queue");
         InvalidRequestIdException.check("OutputProcessor.add_request", externalReqId);
@@ -107,6 +110,7 @@ public final class OutputProcessor {
      * @throws InvalidRequestIdException for a null or empty id, before any state changes
      */
     public synchronized List<String> abortRequests(Collection<String> requestIds) {
+        UpstreamPins.enter(UpstreamPin.OUTPUT_PROCESSOR_ABORT_REQUESTS);
         List<String> toAbort = resolve(requestIds);
         for (String id : toAbort) {
             RequestState state = requestStates.get(id);
@@ -148,6 +152,7 @@ public final class OutputProcessor {
      */
     public synchronized List<String> processOutputs(List<EngineCoreOutput> engineCoreOutputs, Map<String, Long> intendedArrivalTimes,
                                                     boolean dropFrontendFinished) {
+        UpstreamPins.enter(UpstreamPin.OUTPUT_PROCESSOR_PROCESS_OUTPUTS);
         Objects.requireNonNull(engineCoreOutputs, "engineCoreOutputs");
         List<String> reqsToAbort = new ArrayList<>();
         for (EngineCoreOutput output : engineCoreOutputs) {
@@ -198,6 +203,7 @@ public final class OutputProcessor {
      *     was the parent's last)
      */
     private boolean finishRequest(RequestState state) {
+        UpstreamPins.enter(UpstreamPin.OUTPUT_PROCESSOR_FINISH_REQUEST);
         requestStates.remove(state.requestId());
         List<String> internal = externalReqIds.get(state.externalReqId());
         if (internal != null) {

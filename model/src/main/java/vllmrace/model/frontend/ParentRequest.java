@@ -3,6 +3,8 @@ package vllmrace.model.frontend;
 import java.util.LinkedHashSet;
 import java.util.Objects;
 import java.util.Set;
+import vllmrace.model.upstream.UpstreamPin;
+import vllmrace.model.upstream.UpstreamPins;
 
 /**
  * Mirrors {@code vllm/v1/engine/parallel_sampling.py} (commit 491d9235), {@code ParentRequest}: the frontend's
@@ -47,6 +49,7 @@ public final class ParentRequest {
      * @throws IllegalStateException if child {@code index} was already created (state unchanged)
      */
     public String getChildInfo(int index) {
+        UpstreamPins.enter(UpstreamPin.PARENT_REQUEST_GET_CHILD_INFO);
         Objects.checkIndex(index, n);
         String childId = childId(index, requestId);
         if (index < numChildrenCreated || childRequests.contains(childId)) {
@@ -85,6 +88,7 @@ public final class ParentRequest {
      * @throws IllegalArgumentException for an id that was never a child of this parent (state unchanged)
      */
     public ChildOutputs getOutputs(String childRequestId, boolean childFinished) {
+        UpstreamPins.enter(UpstreamPin.PARENT_REQUEST_GET_OUTPUTS);
         if (childRequestId == null || !created.contains(childRequestId)) {
             throw new IllegalArgumentException("ParentRequest " + requestId + " has no child " + childRequestId);
         }

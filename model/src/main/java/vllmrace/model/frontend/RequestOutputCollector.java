@@ -1,5 +1,8 @@
 package vllmrace.model.frontend;
 
+import vllmrace.model.upstream.UpstreamPin;
+import vllmrace.model.upstream.UpstreamPins;
+
 /**
  * Mirrors {@code vllm/v1/engine/output_processor.py}, {@code RequestOutputCollector}: the mailbox a
  * {@code generate()} caller waits on. The model keeps what a caller can tell: how many outputs arrived and
@@ -12,6 +15,7 @@ public final class RequestOutputCollector {
     private String finishReason;
 
     synchronized void put(int newTokens, String finishReason) {
+        UpstreamPins.enter(UpstreamPin.REQUEST_OUTPUT_COLLECTOR_PUT);
         numOutputs++;
         if (finishReason != null) {
             numFinalOutputs++;

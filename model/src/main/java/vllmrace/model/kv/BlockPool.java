@@ -6,12 +6,17 @@ import java.util.List;
 import java.util.Objects;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.detect.ViolationLog;
+import vllmrace.model.upstream.UpstreamPin;
+import vllmrace.model.upstream.UpstreamPins;
 
 /**
  * The pool of KV-cache blocks. Mirrors {@code vllm/v1/core/block_pool.py}, {@code BlockPool}:
  * {@code get_new_blocks}, {@code free_blocks}, {@code touch}, {@code get_num_free_blocks}, with
  * {@code FreeKVCacheBlockQueue} as a FIFO deque (pop from the front, append at the back).
- * Not modelled: the null block, block hashes and prefix-cache eviction.
+ * Not modelled: the null block, block hashes and prefix-cache eviction. Known difference: at the pinned commit
+ * {@code free_blocks} puts blocks that carry no hash at the FRONT of the queue ({@code prepend_n}), so a block freed
+ * now is the next one handed out; here every freed block goes to the back. The first wave's verdicts do not depend on
+ * which free block is reused (each of their pools holds only the blocks the scenario needs).
  *
  * <p>Upstream {@code free_blocks} has no underflow check (reference §1(b)): freeing a block whose {@code ref_cnt} is
  * already 0 drives it to -1, and the next {@code get_new_blocks} that pops it trips {@code assert ref_cnt == 0}.
@@ -51,6 +56,7 @@ public final class BlockPool {
 
     /** As {@link #getNewBlocks(int)}, recording {@code requestId} as the blocks' owner for the detectors. */
     synchronized List<KvCacheBlock> getNewBlocks(int numBlocks, String requestId) {
+        UpstreamPins.enter(UpstreamPin.BLOCK_POOL_GET_NEW_BLOCKS);
         if (numBlocks < 0) {
             throw new IllegalArgumentException("numBlocks must be >= 0, got " + numBlocks);
         }
@@ -78,6 +84,7 @@ public final class BlockPool {
      * @throws IllegalArgumentException if a block does not belong to this pool (nothing changes)
      */
     public synchronized void freeBlocks(List<KvCacheBlock> orderedBlocks) {
+        UpstreamPins.enter(UpstreamPin.BLOCK_POOL_FREE_BLOCKS);
         requireOwn(orderedBlocks);
         for (KvCacheBlock block : orderedBlocks) {
             if (block.refCnt() <= 0) {
@@ -102,6 +109,7 @@ public final class BlockPool {
      * @throws IllegalArgumentException if a block does not belong to this pool (nothing changes)
      */
     public synchronized void touch(List<KvCacheBlock> touchedBlocks) {
+        UpstreamPins.enter(UpstreamPin.BLOCK_POOL_TOUCH);
         requireOwn(touchedBlocks);
         for (KvCacheBlock block : touchedBlocks) {
             if (block.refCnt() == 0) {

@@ -12,6 +12,8 @@ import java.util.Optional;
 import java.util.Set;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.detect.ViolationLog;
+import vllmrace.model.upstream.UpstreamPin;
+import vllmrace.model.upstream.UpstreamPins;
 
 /**
  * Per-request block bookkeeping for one KV-cache group. Mirrors {@code vllm/v1/core/kv_cache_manager.py},
@@ -59,6 +61,7 @@ public final class KvCacheManager {
      *     {@code numNewTokens} is negative (nothing changes)
      */
     public synchronized Optional<List<KvCacheBlock>> allocateSlots(String requestId, int numNewTokens) {
+        UpstreamPins.enter(UpstreamPin.KV_CACHE_MANAGER_ALLOCATE_SLOTS);
         requireId(requestId);
         if (numNewTokens < 0) {
             throw new IllegalArgumentException("numNewTokens must be >= 0, got " + numNewTokens);
@@ -80,6 +83,7 @@ public final class KvCacheManager {
      * id is a silent no-op) and frees the blocks in reverse order, so tail blocks are reused first.
      */
     public synchronized void free(String requestId) {
+        UpstreamPins.enter(UpstreamPin.KV_CACHE_MANAGER_FREE);
         requireId(requestId);
         List<KvCacheBlock> blocks = reqToBlocks.remove(requestId);
         if (blocks == null || blocks.isEmpty()) {
@@ -92,6 +96,7 @@ public final class KvCacheManager {
 
     /** {@code KVCacheManager.get_block_ids}: the ids listed under {@code requestId}; empty (no key created) if none. */
     public synchronized List<Integer> getBlockIds(String requestId) {
+        UpstreamPins.enter(UpstreamPin.KV_CACHE_MANAGER_GET_BLOCK_IDS);
         requireId(requestId);
         return reqToBlocks.getOrDefault(requestId, List.of()).stream().map(KvCacheBlock::blockId).toList();
     }

@@ -1,6 +1,8 @@
 package vllmrace.model.sched;
 
 import java.util.Objects;
+import vllmrace.model.upstream.UpstreamPin;
+import vllmrace.model.upstream.UpstreamPins;
 
 /**
  * Mirrors {@code vllm/v1/request.py}, {@code Request}: the engine-side request. Mutated only by the
@@ -92,6 +94,7 @@ public final class Request {
 
     /** {@code Request.is_finished()}. */
     public boolean isFinished() {
+        UpstreamPins.enter(UpstreamPin.REQUEST_IS_FINISHED);
         return status.isFinished();
     }
 

@@ -23,6 +23,8 @@ import vllmrace.model.fix.Fix;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.kv.KvCacheBlock;
 import vllmrace.model.kv.KvCacheManager;
+import vllmrace.model.upstream.UpstreamPin;
+import vllmrace.model.upstream.UpstreamPins;
 
 /**
  * Mirrors {@code vllm/v1/core/sched/scheduler.py}, {@code Scheduler} (commit 00024d31 for the request map and
@@ -101,6 +103,7 @@ public final class Scheduler {
      * @throws NullPointerException for a null request (nothing changes)
      */
     public synchronized void addRequest(Request request) {
+        UpstreamPins.enter(UpstreamPin.SCHEDULER_ADD_REQUEST);
         Objects.requireNonNull(request, "request");
         Request existing = requests.get(request.requestId());
         if (existing != null) {
@@ -129,6 +132,7 @@ public final class Scheduler {
      * @throws NullPointerException for null ids or status (nothing changes)
      */
     public synchronized List<String> finishRequests(Collection<String> requestIds, RequestStatus finishedStatus) {
+        UpstreamPins.enter(UpstreamPin.SCHEDULER_FINISH_REQUESTS);
         Objects.requireNonNull(requestIds, "requestIds");
         if (!RequestStatus.isFinished(Objects.requireNonNull(finishedStatus, "finishedStatus"))) {
             throw new IllegalArgumentException("finish_requests needs a finished status, got " + finishedStatus);
@@ -167,6 +171,7 @@ public final class Scheduler {
 
     /** {@code Scheduler.has_requests()}: unfinished requests, finished ids to ship, or delay-freed requests (#43433). */
     public synchronized boolean hasRequests() {
+        UpstreamPins.enter(UpstreamPin.SCHEDULER_HAS_FINISHED_REQUESTS);
         return !waiting.isEmpty() || !running.isEmpty() || !finishedReqIds.isEmpty() || !requests.isEmpty();
     }
 
@@ -180,6 +185,7 @@ public final class Scheduler {
      * Finally ships {@code finished_req_ids} and starts a new set ({@code _update_after_schedule}).
      */
     public synchronized SchedulerOutput schedule() {
+        UpstreamPins.enter(UpstreamPin.SCHEDULER_SCHEDULE);
         Map<String, Integer> numScheduledTokens = new LinkedHashMap<>();
         for (Request request : running) {
             if (request.numOutputTokens() + request.numOutputPlaceholders() >= request.maxTokens()) {
@@ -240,6 +246,7 @@ public final class Scheduler {
      * busy loop, which the model records as an engine assert and skips.
      */
     private void updateAfterSchedule(SchedulerOutput out) {
+        UpstreamPins.enter(UpstreamPin.SCHEDULER_UPDATE_AFTER_SCHEDULE);
         for (Map.Entry<String, Integer> scheduled : out.numScheduledTokens().entrySet()) {
             Request request = requests.get(scheduled.getKey());
             if (request == null) {
@@ -261,6 +268,7 @@ public final class Scheduler {
      * as computed, minus one when the whole prompt was loaded (one token must run to sample).
      */
     private boolean updateWaitingForRemoteKv(Request request) {
+        UpstreamPins.enter(UpstreamPin.SCHEDULER_UPDATE_WAITING_FOR_REMOTE_KV);
         String id = request.requestId();
         if (!finishedRecvingKvReqIds.contains(id)) {
             return false;
@@ -286,6 +294,7 @@ public final class Scheduler {
      * @throws NullPointerException for null arguments (nothing changes)
      */
     public synchronized List<EngineCoreOutput> updateFromOutput(SchedulerOutput schedulerOutput, ModelRunnerOutput modelRunnerOutput) {
+        UpstreamPins.enter(UpstreamPin.SCHEDULER_UPDATE_FROM_OUTPUT);
         Objects.requireNonNull(schedulerOutput, "schedulerOutput");
         Objects.requireNonNull(modelRunnerOutput, "modelRunnerOutput");
         List<EngineCoreOutput> outputs = new ArrayList<>();
@@ -336,6 +345,7 @@ public final class Scheduler {
      * @return the finish reason, or null while the request runs on
      */
     private static String checkStop(Request request) {
+        UpstreamPins.enter(UpstreamPin.CHECK_STOP);
         if (request.numOutputTokens() >= request.maxTokens()) {
             request.setStatus(RequestStatus.FINISHED_LENGTH_CAPPED);
             return "length";
@@ -356,6 +366,7 @@ public final class Scheduler {
      * {@code _free_blocks}.
      */
     private void updateFromKvXferFinished(KvConnectorOutput kvConnectorOutput) {
+        UpstreamPins.enter(UpstreamPin.SCHEDULER_UPDATE_FROM_KV_XFER_FINISHED);
         if (connector != null) {
             connector.updateConnectorOutput(kvConnectorOutput);
         }
@@ -406,6 +417,8 @@ public final class Scheduler {
      * request never loads) and no prefix cache, so no block is shared between requests or evicted.
      */
     private Set<String> handleInvalidBlocks(Set<Integer> invalidBlockIds) {
+        UpstreamPins.enter(UpstreamPin.SCHEDULER_UPDATE_REQUESTS_WITH_INVALID_BLOCKS);
+        UpstreamPins.enter(UpstreamPin.SCHEDULER_HANDLE_INVALID_BLOCKS);
         if (invalidBlockIds.isEmpty() || kvCacheManager == null) {
             return Set.of();
         }
@@ -439,6 +452,8 @@ public final class Scheduler {
      * {@code finished_req_ids}, and frees the blocks now unless the scheduler or the connector delays it.
      */
     private Map<String, Object> freeRequest(Request request, boolean delayFreeBlocks) {
+        UpstreamPins.enter(UpstreamPin.SCHEDULER_CONNECTOR_FINISHED);
+        UpstreamPins.enter(UpstreamPin.SCHEDULER_FREE_REQUEST);
         request.countFreeRequestCall();
         if (request.numFreeRequestCalls() > 1) {
             violations.record(ViolationKind.DOUBLE_FREE_REQUEST, request.requestId(),
@@ -468,6 +483,7 @@ public final class Scheduler {
      * the model calls it twice.
      */
     void freeBlocks(Request request) {
+        UpstreamPins.enter(UpstreamPin.SCHEDULER_FREE_BLOCKS);
         if (!request.isFinished()) {
             violations.record(ViolationKind.ENGINE_ASSERT, request.requestId(),
                     "_free_blocks(" + request + "): assert request.is_finished() fails, EngineCore dies");

@@ -12,6 +12,8 @@ import vllmrace.model.connector.KvConnectorWorker;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.detect.ViolationLog;
 import vllmrace.model.sched.Request;
+import vllmrace.model.upstream.UpstreamPin;
+import vllmrace.model.upstream.UpstreamPins;
 
 /**
  * {@code vllm/distributed/kv_transfer/kv_connector/utils.py}, {@code KVOutputAggregator.aggregate}: each worker's
@@ -74,6 +76,7 @@ public final class KvOutputAggregator implements KvConnectorWorker {
      * @throws IllegalArgumentException if the number of outputs is not the world size (nothing changes)
      */
     public synchronized KvConnectorOutput aggregate(List<KvConnectorOutput> outputs) {
+        UpstreamPins.enter(UpstreamPin.KV_OUTPUT_AGGREGATOR_AGGREGATE);
         Objects.requireNonNull(outputs, "outputs");
         if (outputs.size() != workers.size()) {
             throw new IllegalArgumentException("expected " + workers.size() + " worker outputs, got " + outputs.size());

@@ -18,6 +18,8 @@ import vllmrace.model.fix.Fix;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.kv.TransferTarget;
 import vllmrace.model.sched.Request;
+import vllmrace.model.upstream.UpstreamPin;
+import vllmrace.model.upstream.UpstreamPins;
 
 /**
  * {@code vllm/distributed/kv_transfer/kv_connector/v1/multi_connector.py}, {@code MultiConnector} (reference §3(b)),
@@ -71,6 +73,7 @@ public final class MultiConnector implements KvConnectorBaseV1, KvConnectorWorke
 
     @Override
     public synchronized MatchedTokens getNumNewMatchedTokens(Request request, int numComputedTokens) {
+        UpstreamPins.enter(UpstreamPin.MULTI_CONNECTOR_GET_NUM_NEW_MATCHED_TOKENS);
         Objects.requireNonNull(request, "request");
         if (numComputedTokens < 0) {
             throw new IllegalArgumentException("num_computed_tokens must be >= 0, got " + numComputedTokens);
@@ -96,6 +99,7 @@ public final class MultiConnector implements KvConnectorBaseV1, KvConnectorWorke
 
     @Override
     public synchronized void updateStateAfterAlloc(Request request, List<Integer> blockIds, int numExternalTokens) {
+        UpstreamPins.enter(UpstreamPin.MULTI_CONNECTOR_UPDATE_STATE_AFTER_ALLOC);
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(blockIds, "blockIds");
         if (numExternalTokens < 0) {
@@ -123,6 +127,7 @@ public final class MultiConnector implements KvConnectorBaseV1, KvConnectorWorke
     /** {@code _aggregate_request_finished}: every child is called; {@code (async_saves > 0, merged params)}. */
     @Override
     public synchronized RequestFinishedResult requestFinished(Request request, List<Integer> blockIds) {
+        UpstreamPins.enter(UpstreamPin.MULTI_CONNECTOR_AGGREGATE_REQUEST_FINISHED);
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(blockIds, "blockIds");
         int asyncSaves = 0;
@@ -154,6 +159,7 @@ public final class MultiConnector implements KvConnectorBaseV1, KvConnectorWorke
     /** Forwarded to every child; a finished_recving ends the scheduler side's view of that load. */
     @Override
     public synchronized void updateConnectorOutput(KvConnectorOutput kvConnectorOutput) {
+        UpstreamPins.enter(UpstreamPin.MULTI_CONNECTOR_UPDATE_CONNECTOR_OUTPUT);
         Objects.requireNonNull(kvConnectorOutput, "kvConnectorOutput");
         loadsInFlight.keySet().removeAll(kvConnectorOutput.finishedRecving());
         for (ChildConnector c : connectors) {
@@ -163,6 +169,7 @@ public final class MultiConnector implements KvConnectorBaseV1, KvConnectorWorke
 
     /** {@code build_connector_meta}: the counts move into the metadata and the scheduler-side maps reset to {@code {}}. */
     public synchronized ConnectorMetadata buildConnectorMeta() {
+        UpstreamPins.enter(UpstreamPin.MULTI_CONNECTOR_BUILD_CONNECTOR_META);
         ConnectorMetadata meta = new ConnectorMetadata(extraAsyncSaves, extraAsyncLoads);
         extraAsyncSaves = new HashMap<>();
         extraAsyncLoads = new HashMap<>();
@@ -183,6 +190,7 @@ public final class MultiConnector implements KvConnectorBaseV1, KvConnectorWorke
      */
     @Override
     public synchronized KvConnectorOutput getFinished(Set<String> finishedReqIds) {
+        UpstreamPins.enter(UpstreamPin.MULTI_CONNECTOR_GET_TRANSFER_RESULTS);
         Objects.requireNonNull(finishedReqIds, "finishedReqIds");
         bindConnectorMetadata(buildConnectorMeta());
         Set<String> sending = new LinkedHashSet<>();

@@ -16,6 +16,8 @@ import vllmrace.model.kv.KvCacheManager;
 import vllmrace.model.kv.TransferTarget;
 import vllmrace.model.sched.Request;
 import vllmrace.model.sched.RequestStatus;
+import vllmrace.model.upstream.UpstreamPin;
+import vllmrace.model.upstream.UpstreamPins;
 
 /**
  * A NIXL-like decode-side connector: {@code vllm/distributed/kv_transfer/kv_connector/v1/nixl/pull_scheduler.py},
@@ -62,6 +64,7 @@ public final class NixlDecodeConnector extends AsyncLoadingChild {
     /** {@code update_state_after_alloc}: the pull into {@code blockIds}, or an empty receive for 0 external tokens. */
     @Override
     public synchronized void updateStateAfterAlloc(Request request, List<Integer> blockIds, int numExternalTokens) {
+        UpstreamPins.enter(UpstreamPin.NIXL_PULL_UPDATE_STATE_AFTER_ALLOC);
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(blockIds, "blockIds");
         if (numExternalTokens == 0) {
@@ -75,6 +78,7 @@ public final class NixlDecodeConnector extends AsyncLoadingChild {
 
     @Override
     public synchronized RequestFinishedResult requestFinished(Request request, List<Integer> blockIds) {
+        UpstreamPins.enter(UpstreamPin.NIXL_PULL_REQUEST_FINISHED);
         countRequestFinished(request, blockIds);
         if (takeOffer(request.requestId())) {
             emptyRecvs.add(request.requestId()); // "update_state_after_alloc must not have been called"
