@@ -81,7 +81,8 @@ public final class VllmInstance {
      * still waits on is running in EngineCore as that same request (else its caller never gets a final output), and
      * every unfinished engine request has its frontend state (else its response goes to nobody). FE4 both ways:
      * {@code parent_requests} is empty when {@code request_states} is, and every child state's parent is held. Then the
-     * scheduler's own (SC1's converse, SC5), with or without a KV connector.
+     * scheduler's own (SC1's converse, SC5), with or without a KV connector, and LV2 where the busy loop blocks with
+     * requests left ({@link Scheduler#checkBlockedLoop}).
      */
     public void checkQuiescence() {
         if (!inputSocket.isEmpty() || !outputSocket.isEmpty()) {
@@ -114,6 +115,7 @@ public final class VllmInstance {
             }
         }
         scheduler.checkQuiescence();
+        scheduler.checkBlockedLoop(engineCore.isIdle());
     }
 
     public AsyncLlm asyncLlm() {

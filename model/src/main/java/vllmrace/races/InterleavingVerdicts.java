@@ -78,7 +78,16 @@ public final class InterleavingVerdicts {
         if (variant == Variant.REPORTED && race.expected(variant) == Expectation.BUG_FOUND && point.equals(race.grid().get(0))) {
             List<RaceOutcome> sequential = AllInterleavings.sequentialOutcomes(outcomes);
             List<Schedule> schedules = List.copyOf(outcomes.keySet());
-            for (int i = 0; i < 2; i++) {
+            long violatingOrders = sequential.stream().filter(RaceOutcome::violation).count();
+            if (race.window() == Window.ORDER && violatingOrders != 1) {
+                return harnessError(subject, outcomes.size(), "the registry says an order of events opens the window, so exactly one "
+                        + "sequential order must violate; " + violatingOrders + " do");
+            }
+            if (race.window() == Window.LOST_EVENT && outcomes.values().stream().anyMatch(o -> !o.violation())) {
+                return harnessError(subject, outcomes.size(), "the registry says an owed event never comes, so every schedule "
+                        + "must violate; " + outcomes.values().stream().filter(o -> !o.violation()).count() + " do not");
+            }
+            for (int i = 0; i < 2 && race.window() == Window.INTERLEAVING; i++) {
                 if (sequential.get(i).violation()) {
                     Schedule order = schedules.get(i == 0 ? 0 : schedules.size() - 1);
                     return harnessError(subject, outcomes.size(), "the sequential order " + order + " already violates ("

@@ -79,7 +79,7 @@ public enum Race {
     AbortedLoadLeak(
             Component.SCHEDULER,
             "#32255 review",
-            Closers.of(Fix.DELAY_FREE_UNLESS_RECVED),
+            Closers.of(Fix.DELAY_FREE_UNLESS_RECVED, Fix.RECLAIM_ABORTED_RECV),
             Expectation.BUG_FOUND,
             AbortedLoadLeakScenario.Outcome.class,
             (fixes, p) -> new AbortedLoadLeakScenario(fixes, p),
@@ -139,7 +139,33 @@ public enum Race {
             Expectation.BUG_FOUND,
             vllmrace.races.frontend.ConcurrentAbortKillsReaddScenario.Outcome.class,
             (fixes, p) -> new vllmrace.races.frontend.ConcurrentAbortKillsReaddScenario(fixes, p),
-            List.of(Params.DEFAULT, Params.of("n", 2)));
+            List.of(Params.DEFAULT, Params.of("n", 2))),
+    IdleWithDelayFreedOnly(
+            Component.SCHEDULER,
+            "#43433 (symptom #41180)",
+            Closers.of(Fix.HAS_REQUESTS_COUNTS_DELAY_FREED),
+            Expectation.BUG_FOUND,
+            Window.ORDER,
+            vllmrace.races.scheduler.IdleWithDelayFreedOnlyScenario.Outcome.class,
+            (fixes, p) -> new vllmrace.races.scheduler.IdleWithDelayFreedOnlyScenario(fixes, p),
+            List.of(Params.DEFAULT, Params.of("stopToken", 1), Params.of("otherRequests", 1))),
+    DelayFreedNeverReleased(
+            Component.SCHEDULER,
+            "#46283, PR #46289",
+            Closers.of(Fix.RECLAIM_ABORTED_RECV),
+            Expectation.BUG_FOUND,
+            Window.LOST_EVENT,
+            vllmrace.races.scheduler.DelayFreedNeverReleasedScenario.Outcome.class,
+            (fixes, p) -> new vllmrace.races.scheduler.DelayFreedNeverReleasedScenario(fixes, p),
+            List.of(Params.DEFAULT, Params.of("promptBlocks", 2))),
+    SkippedWaitingAdmissionDeadlock(
+            Component.SCHEDULER,
+            "PR #57841 (same end state #57104, #53130)",
+            Closers.of(Fix.NO_LOAD_BEHIND_BLOCKLESS),
+            Expectation.BUG_FOUND,
+            vllmrace.races.scheduler.SkippedWaitingAdmissionDeadlockScenario.Outcome.class,
+            (fixes, p) -> new vllmrace.races.scheduler.SkippedWaitingAdmissionDeadlockScenario(fixes, p),
+            List.of(Params.DEFAULT, Params.of("promptBlocks", 2)));
 
     /** Where {@link StoryIndex} puts the stories on the class path. */
     public static final String STORIES = "vllmrace/races/stories";
@@ -151,10 +177,18 @@ public enum Race {
     private final Class<? extends RaceOutcome> outcomes;
     private final BiFunction<FixSet, Params, RaceScenario> scenario;
     private final List<Params> grid;
+    private final Window window;
 
     <O extends Enum<O> & RaceOutcome> Race(Component component, String upstream, Closers closers,
                                          Expectation reportedExpectation, Class<O> outcomes,
                                          BiFunction<FixSet, Params, RaceScenario> scenario, List<Params> grid) {
+        this(component, upstream, closers, reportedExpectation, Window.INTERLEAVING, outcomes, scenario, grid);
+    }
+
+    <O extends Enum<O> & RaceOutcome> Race(Component component, String upstream, Closers closers,
+                                         Expectation reportedExpectation, Window window, Class<O> outcomes,
+                                         BiFunction<FixSet, Params, RaceScenario> scenario, List<Params> grid) {
+        this.window = Objects.requireNonNull(window, "window");
         this.component = component;
         this.upstream = upstream;
         this.closers = closers;
@@ -169,6 +203,11 @@ public enum Race {
 
     public Component component() {
         return component;
+    }
+
+    /** What opens the window: an interleaving of the actors' steps, or the order of two events ({@link Window}). */
+    public Window window() {
+        return window;
     }
 
     /** The upstream PR / issue / seed. */

@@ -116,6 +116,10 @@ class EveryDetectorFiresTest {
         SITUATIONS.put(ViolationKind.ABORT_OVERTAKEN_BY_COMPLETION, () -> firstScheduleWith(Race.AbortLosesToFinalStep,
                 ViolationKind.ABORT_OVERTAKEN_BY_COMPLETION));
         // #42157: an id freed between schedule() and _update_after_schedule's unchecked requests[id]
+        SITUATIONS.put(ViolationKind.REQUEST_STUCK, () -> firstScheduleWith(Race.SkippedWaitingAdmissionDeadlock,
+                ViolationKind.REQUEST_STUCK));
+        SITUATIONS.put(ViolationKind.REQUEST_LEAKED, () -> firstScheduleWith(Race.DelayFreedNeverReleased,
+                ViolationKind.REQUEST_LEAKED));
         SITUATIONS.put(ViolationKind.ENGINE_ASSERT, () -> firstScheduleWith(Race.DelayFreedIdReuse, FixSet.none(),
                 ViolationKind.ENGINE_ASSERT));
     }

@@ -487,4 +487,155 @@ class FixSwitchTest {
             assertTrue(offload[0].hasPendingTransfer("R"), "a save and a load: two terminal events coming");
         }
     }
+
+    // ---------------------------------------------------------------------------------------------- second wave
+
+    @Nested
+    @DisplayName("HAS_REQUESTS_COUNTS_DELAY_FREED (#43433)")
+    class HasRequestsCountsDelayFreed {
+        /** R finished by length, its send to the decoder in flight, its free delayed; finished_req_ids shipped. */
+        private Sched sending(FixSet fixes) {
+            Sched t = new Sched(fixes, SavePolicy.ON_SUCCESS);
+            t.s.addRequest(new Request("R", 1, 4, 1));
+            t.update(t.s.schedule());
+            assertTrue(t.s.getRequest("R").isFinished());
+            t.update(t.s.schedule()); // ships finished_req_ids {R}
+            assertTrue(t.s.finishedReqIds().isEmpty());
+            return t;
+        }
+
+        @Test
+        void onTheDelayFreedRequestKeepsTheLoopSteppingUntilItsSendIsReported() {
+            Sched t = sending(ALL);
+            assertTrue(t.s.hasRequests(), "a finished request still in requests, beyond the queues");
+            t.connector.completeSave("R");
+            t.update(t.s.schedule()); // the step it keeps alive polls get_finished: finished_sending(R)
+            assertFalse(t.s.hasRequests(), "nothing left: the loop may block now");
+            assertEquals(0, t.kv.numUsedBlocks());
+            assertTrue(t.log.isEmpty(), t.log.toString());
+        }
+
+        @Test
+        void offTheLoopStopsWithTheSendUnreported() {
+            Sched t = sending(ALL.without(Fix.HAS_REQUESTS_COUNTS_DELAY_FREED));
+            assertFalse(t.s.hasRequests(), "before #43433: no unfinished request and no finished id to ship");
+            assertEquals(1, t.kv.numUsedBlocks(), "R's block waits for a poll that never comes");
+        }
+
+        @Test
+        void withoutAConnectorOnlyTheQueuesAndFinishedIdsCount() {
+            ViolationLog log = new ViolationLog();
+            Scheduler s = new Scheduler(ALL, log);
+            s.addRequest(new Request("R", 1, 4, 1));
+            assertTrue(s.hasRequests());
+            SchedulerOutput out = s.schedule();
+            s.updateFromOutput(out, ModelRunnerOutput.execute(out));
+            assertTrue(s.hasRequests(), "finished_req_ids {R} still to ship");
+            s.schedule();
+            assertFalse(s.hasRequests());
+        }
+    }
+
+    @Nested
+    @DisplayName("RECLAIM_ABORTED_RECV (PR #46289, proposed)")
+    class ReclaimAbortedRecv {
+        /** R waits for a push from the prefill side; the client aborts it: its free is delayed (#32255). */
+        private Sched abortedWhileWaiting(FixSet fixes) {
+            Sched t = new Sched(fixes, SavePolicy.NEVER);
+            t.connector.remotePrefill("R", 4);
+            t.s.addRequest(new Request("R", 1, 4, 1));
+            t.s.schedule();
+            t.s.finishRequests(List.of("R"), RequestStatus.FINISHED_ABORTED);
+            assertNotNull(t.s.getRequest("R"), "delay-freed: still in requests");
+            return t;
+        }
+
+        @Test
+        void onTheSweepFreesTheBlocksOnlyAfterTheGraceWhichOutlastsTheLease() {
+            Sched t = abortedWhileWaiting(ALL);
+            assertTrue(Scheduler.RECLAIM_GRACE_STEPS > Scheduler.KV_LEASE_STEPS);
+            for (int step = 1; step < Scheduler.RECLAIM_GRACE_STEPS; step++) {
+                t.update(t.s.schedule());
+                assertEquals(1, t.kv.numUsedBlocks(), "step " + step + ": within the grace, the remote side may still write");
+            }
+            t.update(t.s.schedule());
+            assertEquals(0, t.kv.numUsedBlocks(), "the grace ran out: reclaimed through _free_blocks");
+            assertNull(t.s.getRequest("R"));
+            t.connector.completeLoad("R"); // a push that still comes, after the reclaim
+            t.update(t.s.schedule());
+            assertFalse(t.log.has(ViolationKind.LATE_TRANSFER_REPORT), "the late finished_recving is ignored: " + t.log);
+        }
+
+        @Test
+        void onAPushWithinTheGraceFreesTheRequestNormallyAndCancelsTheReclaim() {
+            Sched t = abortedWhileWaiting(ALL);
+            t.connector.completeLoad("R"); // a write within the lease lands in R's own blocks
+            t.update(t.s.schedule());
+            assertNull(t.s.getRequest("R"), "finished_recving(R) freed it");
+            for (int step = 0; step < Scheduler.RECLAIM_GRACE_STEPS; step++) {
+                t.update(t.s.schedule());
+            }
+            assertTrue(t.log.isEmpty(), "no second free when the deadline passes: " + t.log);
+        }
+
+        @Test
+        void offTheAbortedReceiveHoldsItsBlocksForEver() {
+            Sched t = abortedWhileWaiting(ALL.without(Fix.RECLAIM_ABORTED_RECV));
+            for (int step = 0; step < 4 * Scheduler.RECLAIM_GRACE_STEPS; step++) {
+                t.update(t.s.schedule());
+            }
+            assertEquals(1, t.kv.numUsedBlocks());
+            t.s.checkLiveness(1);
+            assertTrue(t.log.has(ViolationKind.REQUEST_LEAKED), t.log.toString());
+        }
+    }
+
+    @Nested
+    @DisplayName("NO_LOAD_BEHIND_BLOCKLESS (PR #57841, proposed)")
+    class NoLoadBehindBlockless {
+        /** A pool of 4: A (3 blocks) asks again later; B (2 blocks) has an async hit. One schedule(). */
+        private EngineCoreRig rig(FixSet fixes) {
+            EngineCoreRig rig = new EngineCoreRig(fixes, SavePolicy.NEVER, 4);
+            rig.connector().chunkBeingWritten("A");
+            rig.connector().remotePrefill("B", 8);
+            rig.sendAdd("A", 12, 1);
+            rig.sendAdd("B", 8, 1);
+            rig.engineCore().processInputQueue();
+            rig.scheduler().schedule();
+            return rig;
+        }
+
+        @Test
+        void onTheLoadBehindABlocklessSkippedRequestWaitsHoldingNothing() {
+            EngineCoreRig rig = rig(ALL);
+            assertEquals(RequestStatus.WAITING, rig.scheduler().getRequest("B").status(), "not admitted this step");
+            assertEquals(0, rig.kvCacheManager().numBlocks("B"));
+            rig.connector().chunkWritten("A");
+            rig.scheduler().schedule();
+            assertEquals(RequestStatus.RUNNING, rig.scheduler().getRequest("A").status(), "A gets the whole pool it needs");
+        }
+
+        @Test
+        void offTheLoadTakesBlocksBehindAAndTheScanStopsAtA() {
+            EngineCoreRig rig = rig(ALL.without(Fix.NO_LOAD_BEHIND_BLOCKLESS));
+            assertEquals(RequestStatus.WAITING_FOR_REMOTE_KVS, rig.scheduler().getRequest("B").status());
+            assertEquals(2, rig.kvCacheManager().numBlocks("B"));
+            rig.connector().chunkWritten("A");
+            rig.runToQuiescence();
+            assertTrue(rig.has(ViolationKind.REQUEST_STUCK), rig.violations().toString());
+            assertTrue(rig.scheduler().runningSnapshot().isEmpty(), "Running: 0 reqs");
+        }
+
+        @Test
+        void onABlockHoldingSkippedRequestDoesNotHoldBackALoad() {
+            EngineCoreRig rig = new EngineCoreRig(ALL, SavePolicy.NEVER, 4);
+            rig.connector().remotePrefill("B", 4);
+            rig.connector().remotePrefill("C", 4);
+            rig.sendAdd("B", 4, 1);
+            rig.sendAdd("C", 4, 1);
+            rig.engineCore().processInputQueue();
+            rig.scheduler().schedule(); // B and C both start their loads: B, skipped, holds blocks
+            assertEquals(RequestStatus.WAITING_FOR_REMOTE_KVS, rig.scheduler().getRequest("C").status());
+        }
+    }
 }

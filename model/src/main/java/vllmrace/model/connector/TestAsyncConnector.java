@@ -47,6 +47,7 @@ public final class TestAsyncConnector implements KvConnectorBaseV1, KvConnectorW
         final String requestId;
         final TransferTarget target; // loads only
         boolean done;
+        boolean lost; // the remote side never pushes: no completion will ever come
         int failedFrom = -1; // index of the first invalid block, -1: the load succeeded
 
         Transfer(String requestId, TransferTarget target) {
@@ -63,6 +64,7 @@ public final class TestAsyncConnector implements KvConnectorBaseV1, KvConnectorW
     private final Set<String> seenFinished = new HashSet<>();
     private final Map<String, Integer> requestFinishedCalls = new HashMap<>();
     private final Map<String, SavePolicy> savePolicyOverrides = new HashMap<>();
+    private final Set<String> chunksBeingWritten = new HashSet<>();
 
     public TestAsyncConnector(KvCacheManager kvCacheManager, SavePolicy savePolicy) {
         this.kvCacheManager = Objects.requireNonNull(kvCacheManager, "kvCacheManager");
@@ -89,8 +91,41 @@ public final class TestAsyncConnector implements KvConnectorBaseV1, KvConnectorW
         savePolicyOverrides.put(Objects.requireNonNull(requestId, "requestId"), Objects.requireNonNull(policy, "policy"));
     }
 
+    /**
+     * Scenario set-up: a chunk of {@code requestId}'s prefix is still being written (an offloading connector), so
+     * {@code get_num_new_matched_tokens} answers None, "ask again later", until {@link #chunkWritten}.
+     */
+    public synchronized void chunkBeingWritten(String requestId) {
+        chunksBeingWritten.add(Objects.requireNonNull(requestId, "requestId"));
+    }
+
+    /**
+     * Worker: the chunk of {@code requestId} is written; the next lookup answers (no external tokens).
+     *
+     * @throws UnknownTransferException if no chunk of that id is being written (nothing changes)
+     */
+    public synchronized void chunkWritten(String requestId) {
+        if (!chunksBeingWritten.remove(Objects.requireNonNull(requestId, "requestId"))) {
+            throw new UnknownTransferException("no chunk of request " + requestId + " is being written");
+        }
+    }
+
+    /**
+     * Environment: the remote side of {@code requestId}'s in-flight async load never pushes (it crashed, aborted too,
+     * or its notification was lost, #46283): {@link #finishInFlightTransfers} never completes it; only an explicit
+     * {@link #completeLoad} (a push arriving late) still can.
+     *
+     * @throws UnknownTransferException if no load of that id is in flight (nothing changes)
+     */
+    public synchronized void loseLoad(String requestId) {
+        inFlightLoad(requestId).lost = true;
+    }
+
     @Override
     public synchronized MatchedTokens getNumNewMatchedTokens(Request request, int numComputedTokens) {
+        if (chunksBeingWritten.contains(request.requestId())) {
+            return MatchedTokens.ASK_AGAIN_LATER;
+        }
         Integer remote = remotePrefill.get(request.requestId());
         if (remote == null || numComputedTokens > 0) {
             return MatchedTokens.NONE;
@@ -215,7 +250,7 @@ public final class TestAsyncConnector implements KvConnectorBaseV1, KvConnectorW
     public synchronized int finishInFlightTransfers() {
         int n = 0;
         for (Transfer load : loads.values()) {
-            if (!load.done) {
+            if (!load.done && !load.lost) {
                 kvCacheManager.completeWrite(load.target);
                 load.done = true;
                 n++;
@@ -238,6 +273,14 @@ public final class TestAsyncConnector implements KvConnectorBaseV1, KvConnectorW
     /** True when no transfer is in flight or waiting to be reported. */
     public synchronized boolean isIdle() {
         return loads.isEmpty() && saves.isEmpty();
+    }
+
+    /** What a further event can still change: each transfer with its state, and the chunks being written. */
+    public synchronized String progressSignature() {
+        StringBuilder b = new StringBuilder();
+        loads.values().forEach(l -> b.append("load ").append(l.requestId).append(l.done ? " done" : l.lost ? " lost" : "").append(';'));
+        saves.forEach(t -> b.append("save ").append(t.requestId).append(t.done ? " done" : "").append(';'));
+        return b.append(chunksBeingWritten).toString();
     }
 
     @Override

@@ -43,7 +43,17 @@ public enum ViolationKind {
     /** An aborted request was completed as a success (the connector keeps its blocks pinned for a decode that never comes). */
     ABORT_OVERTAKEN_BY_COMPLETION("#29987", false),
     /** An upstream assert on the EngineCore busy loop fired: the engine is dead. */
-    ENGINE_ASSERT("engine", true);
+    ENGINE_ASSERT("engine", true),
+    /**
+     * LV1, STUCK (bounded liveness): every transfer completed, and k more busy-loop iterations changed nothing, yet a
+     * request is neither finished nor schedulable. The engine is up; nothing will ever run it.
+     */
+    REQUEST_STUCK("LV1", false),
+    /**
+     * LV2, LEAK (bounded liveness): every transfer completed, and k more busy-loop iterations changed nothing, yet a
+     * finished request still holds blocks in {@code requests}: no pending event will release them.
+     */
+    REQUEST_LEAKED("LV2", false);
 
     private final String invariant;
     private final boolean killsEngine;

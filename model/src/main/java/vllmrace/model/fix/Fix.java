@@ -107,7 +107,36 @@ public enum Fix {
                             + "in the kv connector\") and orozery on #46304 (keep calling request_finished on abort); the "
                             + "MooncakeStore-only analogue #43371 is merged",
                     "multi_connector.py@a4a2a8ee MultiConnector.request_finished calls every child with the request's blocks"),
-            "MultiConnector.request_finished gives the other children no blocks to save while the request's async load is in flight");
+            "MultiConnector.request_finished gives the other children no blocks to save while the request's async load is in flight"),
+    /**
+     * {@code has_finished_requests} also counts finished requests still in {@code requests} for a connector's delayed
+     * free, so {@code has_requests()} holds and the busy loop keeps stepping (and polling {@code get_finished}) until the
+     * transfer that frees them is reported.
+     */
+    HAS_REQUESTS_COUNTS_DELAY_FREED(
+            merged("#43433", "vllm/v1/engine/core.py@00080ee1 (has_work; before: @ac3cb2e2); scheduler.py has_finished_requests "
+                            + "as in robertgshaw2-redhat/vllm@0201778e (00024d31 is before it)",
+                    "Scheduler.has_finished_requests: return len(self.requests) > num_in_queues (was: len(self.finished_req_ids) > 0)"),
+            "has_requests() counts finished requests waiting for a delayed connector free, so the engine keeps polling"),
+    /**
+     * A request aborted while WAITING_FOR_REMOTE_KVS (its free delayed by #32255) is reclaimed
+     * {@link vllmrace.model.sched.Scheduler#RECLAIM_GRACE_STEPS} steps later, longer than the connector's lease, by a
+     * sweep in {@code update_from_output}; a finished_recving after the reclaim is ignored.
+     */
+    RECLAIM_ABORTED_RECV(
+            proposed("#46283 (open)", "PR #46289 (open, not merged)",
+                    "scheduler.py@00024d31 Scheduler.finish_requests delays the free of an aborted WAITING_FOR_REMOTE_KVS request; "
+                            + "_update_from_kv_xfer_finished is its only release path"),
+            "a request aborted while waiting for remote KVs is reclaimed after a grace period longer than the lease"),
+    /**
+     * Once the waiting scan has skipped a request that holds no blocks, it admits no async load behind it in that step
+     * (the load waits, holding nothing), so a block-less request that cannot be allocated never strands blocks behind it.
+     */
+    NO_LOAD_BEHIND_BLOCKLESS(
+            proposed("#57841 (open)", "PR #57841 (open; same end state: #57104 merged for MTP, #53130 open)",
+                    "scheduler.py@00024d31 Scheduler.schedule: the waiting loop breaks at the first request it cannot allocate; "
+                            + "skipped requests go back to the queue front in scan order"),
+            "the waiting scan admits no async load behind a skipped request that holds no blocks");
 
     private final Provenance provenance;
     private final String description;

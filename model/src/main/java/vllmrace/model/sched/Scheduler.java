@@ -4,6 +4,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Deque;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -52,6 +53,13 @@ import vllmrace.model.upstream.UpstreamPins;
 public final class Scheduler {
     /** {@code FinishReason.ERROR}: a request failed inside the engine (here: its KV load, under the fail policy). */
     public static final String FINISH_REASON_ERROR = "error";
+    /**
+     * The connector's {@code kv_lease_duration}, in scheduler steps: after it the remote side no longer writes into the
+     * blocks it was given (upstream 30 s by default; the model counts {@code schedule()} calls).
+     */
+    public static final int KV_LEASE_STEPS = 2;
+    /** #46289's reclaim grace for an aborted remote-KV receive, "kept comfortably above" the lease. */
+    public static final int RECLAIM_GRACE_STEPS = KV_LEASE_STEPS + 1;
     /** Every request ever added, for the detectors at quiescence (upstream keeps no such list). */
     private final List<Request> added = new ArrayList<>();
     private final FixSet fixes;
@@ -66,6 +74,10 @@ public final class Scheduler {
     private Set<String> finishedReqIds = new LinkedHashSet<>();
     private final Set<String> finishedRecvingKvReqIds = new LinkedHashSet<>();
     private final Set<String> failedRecvingKvReqIds = new LinkedHashSet<>();
+    /** #46289 ({@link Fix#RECLAIM_ABORTED_RECV}): {@code _aborted_kv_recv_reclaim}, id -> the step at which it is reclaimed. */
+    private final Map<String, Long> abortedKvRecvReclaim = new LinkedHashMap<>();
+    /** Ids reclaimed by #46289's sweep: a late report for one is ignored, not asserted. */
+    private final Set<String> reclaimedKvRecv = new LinkedHashSet<>();
     private long stepCounter;
 
     /** A scheduler without KV-cache accounting or connector (the frontend model's engine). */
@@ -162,6 +174,9 @@ public final class Scheduler {
                 finishedRecvingKvReqIds.remove(request.requestId());
                 failedRecvingKvReqIds.remove(request.requestId());
             }
+            if (delayFreeBlocks && fixes.isOn(Fix.RECLAIM_ABORTED_RECV)) {
+                abortedKvRecvReclaim.put(request.requestId(), stepCounter + RECLAIM_GRACE_STEPS);
+            }
             request.setStatus(finishedStatus);
             freeRequest(request, delayFreeBlocks);
             finished.add(request.requestId());
@@ -169,10 +184,18 @@ public final class Scheduler {
         return finished;
     }
 
-    /** {@code Scheduler.has_requests()}: unfinished requests, finished ids to ship, or delay-freed requests (#43433). */
+    /**
+     * {@code Scheduler.has_requests()}: {@code has_unfinished_requests() or has_finished_requests()}. Before #43433
+     * {@code has_finished_requests} is {@code len(self.finished_req_ids) > 0}; with it ({@link Fix#HAS_REQUESTS_COUNTS_DELAY_FREED})
+     * also, with a connector, finished requests still in {@code requests} waiting for a delayed free
+     * ({@code len(self.requests) > num_in_queues}), so the busy loop keeps stepping and polling {@code get_finished}.
+     */
     public synchronized boolean hasRequests() {
         UpstreamPins.enter(UpstreamPin.SCHEDULER_HAS_FINISHED_REQUESTS);
-        return !waiting.isEmpty() || !running.isEmpty() || !finishedReqIds.isEmpty() || !requests.isEmpty();
+        if (!waiting.isEmpty() || !running.isEmpty() || !finishedReqIds.isEmpty()) {
+            return true;
+        }
+        return fixes.isOn(Fix.HAS_REQUESTS_COUNTS_DELAY_FREED) && connector != null && requests.size() > waiting.size() + running.size();
     }
 
     /**
@@ -197,10 +220,12 @@ public final class Scheduler {
             }
         }
         Deque<Request> skippedWaiting = new ArrayDeque<>();
+        boolean passedBlockless = false; // #57841: the scan has skipped a request that holds no blocks
         while (!waiting.isEmpty()) {
             Request request = waiting.peekFirst();
             if (request.status() == RequestStatus.WAITING_FOR_REMOTE_KVS) {
                 if (!updateWaitingForRemoteKv(request)) {
+                    passedBlockless |= holdsNoBlocks(request);
                     skippedWaiting.add(waiting.pollFirst());
                     continue;
                 }
@@ -208,7 +233,12 @@ public final class Scheduler {
             } else if (connector != null && request.numComputedTokens() == 0) {
                 MatchedTokens matched = connector.getNumNewMatchedTokens(request, request.numComputedTokens());
                 if (matched.numExternalTokens() == null) {
+                    passedBlockless |= holdsNoBlocks(request);
                     skippedWaiting.add(waiting.pollFirst()); // ask again later
+                    continue;
+                }
+                if (matched.loadKvAsync() && passedBlockless && fixes.isOn(Fix.NO_LOAD_BEHIND_BLOCKLESS)) {
+                    skippedWaiting.add(waiting.pollFirst()); // #57841: "the load waits, holding nothing"
                     continue;
                 }
                 if (matched.loadKvAsync()) {
@@ -334,7 +364,24 @@ public final class Scheduler {
             }
         }
         updateFromKvXferFinished(modelRunnerOutput.kvConnectorOutput());
+        sweepAbortedKvRecvReclaim();
         return outputs;
+    }
+
+    /**
+     * #46289 ({@link Fix#RECLAIM_ABORTED_RECV}, proposed): "on each {@code update_from_output}, sweep expired entries and
+     * free their blocks via the existing {@code _free_blocks} path". An entry whose finished_recving came in time is gone
+     * already ({@link #freeBlocks} drops it).
+     */
+    private void sweepAbortedKvRecvReclaim() {
+        for (Iterator<Map.Entry<String, Long>> it = abortedKvRecvReclaim.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<String, Long> entry = it.next();
+            if (entry.getValue() <= stepCounter) {
+                it.remove();
+                reclaimedKvRecv.add(entry.getKey());
+                freeBlocks(requests.get(entry.getKey()));
+            }
+        }
     }
 
     /**
@@ -371,6 +418,9 @@ public final class Scheduler {
             connector.updateConnectorOutput(kvConnectorOutput);
         }
         for (String id : KvConnectorOutput.sorted(kvConnectorOutput.finishedRecving())) {
+            if (reclaimedKvRecv.remove(id)) {
+                continue; // #46289: a finished_recving after the reclaim is ignored instead of tripping the assert
+            }
             if (!fixes.isOn(Fix.DELAY_FREE_ABORTED_LOAD)) {
                 finishedRecvingKvReqIds.add(id);
                 continue;
@@ -484,6 +534,7 @@ public final class Scheduler {
      */
     void freeBlocks(Request request) {
         UpstreamPins.enter(UpstreamPin.SCHEDULER_FREE_BLOCKS);
+        abortedKvRecvReclaim.remove(request.requestId());
         if (!request.isFinished()) {
             violations.record(ViolationKind.ENGINE_ASSERT, request.requestId(),
                     "_free_blocks(" + request + "): assert request.is_finished() fails, EngineCore dies");
@@ -498,6 +549,10 @@ public final class Scheduler {
             kvCacheManager.free(request.requestId());
         }
         requests.remove(request.requestId());
+    }
+
+    private boolean holdsNoBlocks(Request request) {
+        return kvCacheManager == null || kvCacheManager.numBlocks(request.requestId()) == 0;
     }
 
     /** Prompt tokens still to compute, or one decode token. */
@@ -553,6 +608,73 @@ public final class Scheduler {
             }
         }
         return stuck;
+    }
+
+    /**
+     * What another busy-loop iteration could change, for the bounded liveness check: each request in {@code requests}
+     * (status, tokens, blocks), the queues in order, the finished and recv sets, and each pending #46289 reclaim's
+     * remaining steps (a timer still running is progress to come). The step counter itself is left out: an engine that
+     * schedules nothing still counts steps.
+     */
+    public synchronized String progressSignature() {
+        StringBuilder b = new StringBuilder();
+        for (Request r : requests.values()) {
+            b.append(r.requestId()).append('@').append(r.arrivalTime()).append(' ').append(r.status()).append(' ')
+                    .append(r.numComputedTokens()).append('/').append(r.numOutputTokens()).append(' ')
+                    .append(kvCacheManager == null ? 0 : kvCacheManager.numBlocks(r.requestId())).append(';');
+        }
+        b.append(" waiting ").append(waiting.stream().map(Request::requestId).toList())
+                .append(" running ").append(running.stream().map(Request::requestId).toList())
+                .append(" finished ").append(finishedReqIds).append(" recving ").append(finishedRecvingKvReqIds)
+                .append(failedRecvingKvReqIds);
+        abortedKvRecvReclaim.forEach((id, at) -> b.append(" reclaim ").append(id).append(" in ").append(at - stepCounter));
+        return b.toString();
+    }
+
+    /**
+     * LV1 and LV2, bounded liveness. Call only once the busy loop has settled: every transfer the environment will
+     * deliver was delivered, and further iterations changed nothing ({@link #progressSignature}). Then an unfinished
+     * request is STUCK (nothing will ever schedule it), and a finished one still in {@code requests} is LEAKED (its
+     * blocks wait for an event that will not come); one SC5 already reported is not reported again.
+     *
+     * @param settledIterations how many further iterations changed nothing (for the message)
+     */
+    public synchronized void checkLiveness(int settledIterations) {
+        if (settledIterations < 1) {
+            throw new IllegalArgumentException("liveness needs at least one settled iteration, got " + settledIterations);
+        }
+        List<String> sc5 = unreleasableDelayFreed();
+        for (Request r : requests.values()) {
+            String blocks = (kvCacheManager == null ? 0 : kvCacheManager.numBlocks(r.requestId())) + " block(s)";
+            if (!r.isFinished()) {
+                violations.record(ViolationKind.REQUEST_STUCK, r.requestId(), r + " holds " + blocks + " and is neither finished "
+                        + "nor scheduled: " + settledIterations + " more busy-loop iterations changed nothing, and no transfer will come");
+            } else if (!sc5.contains(r.requestId())) {
+                violations.record(ViolationKind.REQUEST_LEAKED, r.requestId(), r + " is finished and still holds " + blocks
+                        + " in requests: " + settledIterations + " more busy-loop iterations changed nothing, and the event it waits for will not come");
+            }
+        }
+    }
+
+    /**
+     * LV2 where the busy loop blocks: with EngineCore idle and {@code has_requests()} False, {@code run_busy_loop} waits on
+     * {@code input_queue.get()} and no step polls {@code get_finished}, so every request still in {@code requests} stays
+     * there until a new client request arrives. Needs no settling: the blocked loop is itself the fixed point.
+     *
+     * @param engineIdle no message waits in EngineCore's queues and no step is in flight
+     */
+    public synchronized void checkBlockedLoop(boolean engineIdle) {
+        if (!engineIdle || hasRequests()) {
+            return;
+        }
+        List<String> sc5 = unreleasableDelayFreed();
+        for (Request r : requests.values()) {
+            if (!sc5.contains(r.requestId())) {
+                violations.record(ViolationKind.REQUEST_LEAKED, r.requestId(), r + " is still in requests holding "
+                        + (kvCacheManager == null ? 0 : kvCacheManager.numBlocks(r.requestId())) + " block(s), but has_requests() is "
+                        + "False: the busy loop blocks on input_queue and nothing polls the transfer that would free it");
+            }
+        }
     }
 
     /**

@@ -26,6 +26,7 @@ import vllmrace.model.kv.BlockPool;
 import vllmrace.model.kv.KvCacheManager;
 import vllmrace.model.sched.Request;
 import vllmrace.model.sched.Scheduler;
+import vllmrace.model.detect.Settle;
 
 /**
  * One decode-side EngineCore of the connector races (reference §3): the busy loop with async scheduling (batch queue 2)
@@ -37,7 +38,6 @@ import vllmrace.model.sched.Scheduler;
 public final class ConnectorRig {
     public static final int BLOCK_SIZE = 4;
     public static final int BATCH_QUEUE_SIZE = 2;
-    private static final int MAX_DRAIN_ITERATIONS = 16;
 
     private final FixSet fixes;
     private final ViolationLog violations = new ViolationLog();
@@ -133,9 +133,12 @@ public final class ConnectorRig {
         }
     }
 
-    /** Arbiter: every in-flight transfer completes, the busy loop runs until idle, then the SC5 detectors run. */
+    /**
+     * Arbiter: every in-flight transfer completes and the busy loop runs until {@link Settle#SETTLED_ITERATIONS}
+     * iterations in a row change nothing; then the detectors at quiescence (SC5, leaks) and bounded liveness (LV1, LV2).
+     */
     public void runToQuiescence() {
-        for (int i = 0; i < MAX_DRAIN_ITERATIONS; i++) {
+        int settled = Settle.run(() -> {
             for (ChildConnector c : children) {
                 if (c instanceof NixlDecodeConnector n) {
                     n.finishInFlightTransfers();
@@ -145,11 +148,9 @@ public final class ConnectorRig {
             }
             engineCore.runBusyLoopOnce();
             outputSocket.drain();
-            if (engineCore.isIdle() && childrenIdle() && scheduler.requestsSnapshot().stream().allMatch(Request::isFinished)) {
-                break;
-            }
-        }
+        }, () -> scheduler.progressSignature() + " | children idle " + childrenIdle() + " | engine idle " + engineCore.isIdle());
         scheduler.checkQuiescence();
+        scheduler.checkLiveness(settled);
     }
 
     private boolean childrenIdle() {

@@ -21,6 +21,7 @@ import vllmrace.model.kv.BlockPool;
 import vllmrace.model.kv.KvCacheManager;
 import vllmrace.model.sched.Request;
 import vllmrace.model.sched.Scheduler;
+import vllmrace.model.detect.Settle;
 
 /**
  * One EngineCore process of the scheduler races, wired as upstream runs it with async scheduling: the input
@@ -38,7 +39,6 @@ public final class EngineCoreRig {
     public static final int BLOCK_SIZE = 4;
     /** Async scheduling: schedule(N+1) runs before update_from_output(N). */
     public static final int BATCH_QUEUE_SIZE = 2;
-    private static final int MAX_DRAIN_ITERATIONS = 16;
 
     private final ViolationLog violations = new ViolationLog();
     private final StepLog stepLog = new StepLog();
@@ -97,6 +97,16 @@ public final class EngineCoreRig {
                 .step("EngineCoreProc.process_input_sockets: ABORT(" + requestId + ") -> input_queue, aborts_queue",
                         () -> abortArrives(requestId))
                 .build();
+    }
+
+    /** Actor: a worker event, one atomic step: every in-flight KV transfer completes (as {@code get_finished} will report). */
+    public Coroutine<Void> worker(String what) {
+        return event("worker", what, connector::finishInFlightTransfers);
+    }
+
+    /** Actor: one atomic event off the busy loop (a connector's background thread, the worker). */
+    public Coroutine<Void> event(String task, String step, Runnable body) {
+        return Coroutine.builder(busyLoop, task).step(step, body).build();
     }
 
     /** The client's ABORT(id) goes on the input socket and the input thread queues it (call under {@link #atomically}). */
@@ -158,19 +168,24 @@ public final class EngineCoreRig {
     }
 
     /**
-     * Arbiter: every in-flight transfer completes and the busy loop runs until nothing is left to do, then the
-     * SC5 detectors run (delay-freed requests nothing will release, leaked blocks).
+     * Arbiter: the environment delivers every transfer it will (each iteration completes the in-flight ones, except a
+     * load whose remote side never pushes), and the busy loop runs until {@link Settle#SETTLED_ITERATIONS} iterations in
+     * a row change nothing; then the detectors at quiescence (SC1's converse, SC5, leaks) and bounded liveness (LV1
+     * stuck, LV2 leaked).
      */
     public void runToQuiescence() {
-        for (int i = 0; i < MAX_DRAIN_ITERATIONS; i++) {
+        int settled = Settle.run(() -> {
             connector.finishInFlightTransfers();
             engineCore.runBusyLoopOnce();
             collectOutputs();
-            if (engineCore.isIdle() && connector.isIdle() && scheduler.requestsSnapshot().stream().allMatch(Request::isFinished)) {
-                break;
-            }
-        }
+        }, this::progressSignature);
         scheduler.checkQuiescence();
+        scheduler.checkLiveness(settled);
+    }
+
+    /** What another iteration could change: the scheduler's state, the transfers, and EngineCore's queues. */
+    public String progressSignature() {
+        return scheduler.progressSignature() + " | " + connector.progressSignature() + " | engine idle " + engineCore.isIdle();
     }
 
     /** Takes what EngineCore sent to the output socket since the last call, remembering the finish reasons. */

@@ -1,0 +1,44 @@
+package vllmrace.model.detect;
+
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/**
+ * The bound of the liveness detectors (LV1 stuck, LV2 leaked): a rig's arbiter runs the environment one busy-loop
+ * iteration at a time until {@link #SETTLED_ITERATIONS} iterations in a row leave its progress signature unchanged. A
+ * request still unfinished then, or finished and still holding blocks, will stay so: nothing in flight and no pending
+ * timer can change it (a running timer is part of the signature). A state still changing after {@link #MAX_ITERATIONS}
+ * is a modelling error, never a verdict.
+ */
+public final class Settle {
+    /** k: iterations in a row that must change nothing. */
+    public static final int SETTLED_ITERATIONS = 3;
+    /** The bound on the whole drain. */
+    public static final int MAX_ITERATIONS = 32;
+
+    private Settle() {
+    }
+
+    /**
+     * Runs {@code iteration} until {@link #SETTLED_ITERATIONS} runs in a row leave {@code signature} unchanged.
+     *
+     * @return the number of settled iterations (always {@link #SETTLED_ITERATIONS})
+     * @throws IllegalStateException if the state still changes after {@link #MAX_ITERATIONS} iterations
+     */
+    public static int run(Runnable iteration, Supplier<String> signature) {
+        Objects.requireNonNull(iteration, "iteration");
+        String last = signature.get();
+        int settled = 0;
+        for (int i = 0; i < MAX_ITERATIONS && settled < SETTLED_ITERATIONS; i++) {
+            iteration.run();
+            String now = signature.get();
+            settled = now.equals(last) ? settled + 1 : 0;
+            last = now;
+        }
+        if (settled < SETTLED_ITERATIONS) {
+            throw new IllegalStateException("no quiescence: the state still changes after " + MAX_ITERATIONS
+                    + " busy-loop iterations (last: " + last + ")");
+        }
+        return settled;
+    }
+}
