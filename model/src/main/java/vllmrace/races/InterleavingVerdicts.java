@@ -83,6 +83,10 @@ public final class InterleavingVerdicts {
                 return harnessError(subject, outcomes.size(), "the registry says an order of events opens the window, so exactly one "
                         + "sequential order must violate; " + violatingOrders + " do");
             }
+            if (race.window() == Window.SEQUENTIAL && violatingOrders != 2) {
+                return harnessError(subject, outcomes.size(), "the registry says both sequential orders show the race; "
+                        + violatingOrders + " do");
+            }
             if (race.window() == Window.LOST_EVENT && outcomes.values().stream().anyMatch(o -> !o.violation())) {
                 return harnessError(subject, outcomes.size(), "the registry says an owed event never comes, so every schedule "
                         + "must violate; " + outcomes.values().stream().filter(o -> !o.violation()).count() + " do not");

@@ -165,7 +165,16 @@ public enum Race {
             Expectation.BUG_FOUND,
             vllmrace.races.scheduler.SkippedWaitingAdmissionDeadlockScenario.Outcome.class,
             (fixes, p) -> new vllmrace.races.scheduler.SkippedWaitingAdmissionDeadlockScenario(fixes, p),
-            List.of(Params.DEFAULT, Params.of("promptBlocks", 2)));
+            List.of(Params.DEFAULT, Params.of("promptBlocks", 2))),
+    DoubleAbortApplication(
+            Component.SCHEDULER,
+            "#29987 with reused ids (found by this suite)",
+            Closers.of(Fix.UNIQUE_INTERNAL_IDS, Fix.ABORT_APPLIED_ONCE),
+            Expectation.BUG_FOUND,
+            Window.SEQUENTIAL,
+            vllmrace.races.scheduler.DoubleAbortApplicationScenario.Outcome.class,
+            (fixes, p) -> new vllmrace.races.scheduler.DoubleAbortApplicationScenario(fixes, p),
+            List.of(Params.DEFAULT, Params.of("maxTokens", 2)));
 
     /** Where {@link StoryIndex} puts the stories on the class path. */
     public static final String STORIES = "vllmrace/races/stories";

@@ -18,5 +18,11 @@ public enum Window {
      * timing avoids the leak; only the fix's own event (a deadline) ends it. The race is with the environment, not between
      * the actors; the enumerator checks that every schedule violates.
      */
-    LOST_EVENT
+    LOST_EVENT,
+    /**
+     * Both sequential orders violate: the ordinary timing (two messages arriving between two busy-loop iterations) already
+     * shows it, and only an interleaving (a message landing while a step executes) avoids it. The enumerator checks that
+     * both orders violate.
+     */
+    SEQUENTIAL
 }

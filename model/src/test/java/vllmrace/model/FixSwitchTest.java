@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -636,6 +637,86 @@ class FixSwitchTest {
             rig.engineCore().processInputQueue();
             rig.scheduler().schedule(); // B and C both start their loads: B, skipped, holds blocks
             assertEquals(RequestStatus.WAITING_FOR_REMOTE_KVS, rig.scheduler().getRequest("C").status());
+        }
+    }
+
+    @Nested
+    @DisplayName("ABORT_APPLIED_ONCE (suite proposal, #29987 with reused ids)")
+    class AbortAppliedOnce {
+        /** X@1 and Y decoding, the batch queue full; ABORT(X) and then ADD(X@2) reach the input thread. */
+        private EngineCoreRig abortThenReadd(FixSet fixes) {
+            EngineCoreRig rig = new EngineCoreRig(fixes, SavePolicy.NEVER, 8);
+            rig.sendAdd("Y", 4, 4);
+            rig.sendAdd("X", 4, 4);
+            rig.runBusyLoopOnce();
+            rig.runBusyLoopOnce();
+            rig.abortArrives("X");
+            rig.sendAdd("X", 4, 4);
+            rig.engineCore().processInputSockets();
+            rig.engineCore().processInputQueue(); // ABORT(X) finishes X@1, ADD(X@2) adds X@2
+            return rig;
+        }
+
+        @Test
+        void onTheCopyInAbortsQueueIsDroppedWhenTheInputQueueAppliesTheAbort() {
+            EngineCoreRig rig = abortThenReadd(ALL);
+            rig.engineCore().processAbortsQueue();
+            assertEquals(RequestStatus.WAITING, rig.scheduler().getRequest("X").status(), "X@2 untouched");
+            assertTrue(rig.violations().isEmpty(), rig.violations().toString());
+        }
+
+        @Test
+        void onAnAbortDrainedEagerlyFirstStillAppliesOnceFromTheInputQueue() {
+            EngineCoreRig rig = new EngineCoreRig(ALL, SavePolicy.NEVER, 8);
+            rig.sendAdd("X", 4, 4);
+            rig.runBusyLoopOnce();
+            Request x1 = rig.track("X");
+            rig.abortArrives("X");
+            rig.engineCore().processAbortsQueue(); // during the step: X@1 aborted now
+            assertEquals(RequestStatus.FINISHED_ABORTED, x1.status());
+            rig.engineCore().processInputQueue(); // the input copy: a no-op
+            assertTrue(rig.violations().isEmpty(), rig.violations().toString());
+        }
+
+        @Test
+        void offTheStaleCopyAbortsTheReaddedRequest() {
+            EngineCoreRig rig = abortThenReadd(ALL.without(Fix.ABORT_APPLIED_ONCE).without(Fix.UNIQUE_INTERNAL_IDS));
+            Request x2 = rig.track("X");
+            rig.engineCore().processAbortsQueue();
+            assertTrue(rig.has(ViolationKind.ABORT_HIT_WRONG_REQUEST), rig.violations().toString());
+            assertEquals(RequestStatus.FINISHED_ABORTED, x2.status(), "the re-added X@2 is the one aborted");
+        }
+    }
+
+    @Nested
+    @DisplayName("second-wave operations: bad input")
+    class SecondWaveBadInput {
+        @Test
+        void aChunkOrLoadThatDoesNotExistIsRefusedAndNothingChanges() {
+            EngineCoreRig rig = new EngineCoreRig(ALL, SavePolicy.NEVER, 4);
+            String before = rig.progressSignature();
+            assertThrows(vllmrace.model.connector.UnknownTransferException.class, () -> rig.connector().chunkWritten("A"));
+            assertThrows(vllmrace.model.connector.UnknownTransferException.class, () -> rig.connector().loseLoad("A"));
+            assertThrows(NullPointerException.class, () -> rig.connector().chunkBeingWritten(null));
+            assertEquals(before, rig.progressSignature());
+            rig.runToQuiescence();
+            assertTrue(rig.violations().isEmpty(), rig.violations().toString());
+        }
+
+        @Test
+        void livenessNeedsASettledLoop() {
+            EngineCoreRig rig = new EngineCoreRig(ALL, SavePolicy.NEVER, 4);
+            assertThrows(IllegalArgumentException.class, () -> rig.scheduler().checkLiveness(0));
+            assertTrue(rig.violations().isEmpty());
+        }
+
+        @Test
+        void aStateThatNeverSettlesIsAModellingErrorNotAVerdict() {
+            int[] counter = {0};
+            IllegalStateException e = assertThrows(IllegalStateException.class,
+                    () -> vllmrace.model.detect.Settle.run(() -> counter[0]++, () -> "step " + counter[0]));
+            assertTrue(e.getMessage().contains("no quiescence"), e.getMessage());
+            assertEquals(vllmrace.model.detect.Settle.MAX_ITERATIONS, counter[0]);
         }
     }
 }

@@ -107,7 +107,9 @@ public final class EngineCore {
 
     /**
      * {@code EngineCoreProc._process_input_queue}: applies every message received so far, in wire order (the
-     * input thread is taken to have received everything already sent).
+     * input thread is taken to have received everything already sent). An ABORT applied here leaves its copy in
+     * {@code aborts_queue} (upstream clears that queue only when the engine is idle), which the next
+     * {@code _process_aborts_queue} applies again; with {@link Fix#ABORT_APPLIED_ONCE} the copy is dropped.
      */
     public synchronized void processInputQueue() {
         UpstreamPins.enter(UpstreamPin.ENGINE_CORE_PROC_PROCESS_INPUT_QUEUE);
@@ -115,6 +117,9 @@ public final class EngineCore {
         while (!inputQueue.isEmpty()) {
             EngineCoreMessage message = inputQueue.poll();
             appliedEagerly.remove(message);
+            if (message instanceof EngineCoreMessage.Abort abort && scheduler.fixes().isOn(Fix.ABORT_APPLIED_ONCE)) {
+                abortsQueue.removeIf(queued -> queued == abort); // applied here: its eager copy must not apply again
+            }
             handleClientRequest(message);
         }
     }

@@ -136,7 +136,19 @@ public enum Fix {
             proposed("#57841 (open)", "PR #57841 (open; same end state: #57104 merged for MTP, #53130 open)",
                     "scheduler.py@00024d31 Scheduler.schedule: the waiting loop breaks at the first request it cannot allocate; "
                             + "skipped requests go back to the queue front in scan order"),
-            "the waiting scan admits no async load behind a skipped request that holds no blocks");
+            "the waiting scan admits no async load behind a skipped request that holds no blocks"),
+    /**
+     * An ABORT consumed from {@code input_queue} removes its copy from {@code aborts_queue}, so a copy never applies after
+     * a later ADD of the same id (each ABORT is applied once, whichever queue reaches it first).
+     */
+    ABORT_APPLIED_ONCE(
+            suite("no upstream report; a hazard of #29987 under reused engine ids (VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1, "
+                            + "#34415 merged; #45688 open would make it the P/D default)",
+                    "core.py's own premise at process_input_sockets (\"This is ok because aborting in the scheduler is "
+                            + "idempotent\"), which holds per request, not per id once ids are reused",
+                    "core.py@ac3cb2e2 EngineCoreProc.process_input_sockets puts an ABORT in aborts_queue and input_queue; "
+                            + "_handle_client_request re-applies it; aborts_queue is cleared only when idle"),
+            "an ABORT applied from input_queue drops its aborts_queue copy, so it is applied once");
 
     private final Provenance provenance;
     private final String description;

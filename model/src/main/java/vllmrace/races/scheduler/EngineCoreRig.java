@@ -99,6 +99,11 @@ public final class EngineCoreRig {
                 .build();
     }
 
+    /** The event loop the actors' coroutines run on (the busy loop's serialisation), for scenario-built actors. */
+    public EventLoop busyLoopEvents() {
+        return busyLoop;
+    }
+
     /** Actor: a worker event, one atomic step: every in-flight KV transfer completes (as {@code get_finished} will report). */
     public Coroutine<Void> worker(String what) {
         return event("worker", what, connector::finishInFlightTransfers);

@@ -1,0 +1,117 @@
+package vllmrace.races.scheduler;
+
+import vllmrace.model.asyncio.Coroutine;
+import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
+import vllmrace.model.detect.ViolationKind;
+import vllmrace.model.fix.Fix;
+import vllmrace.model.fix.FixSet;
+import vllmrace.model.sched.RequestStatus;
+import vllmrace.races.Clean;
+import vllmrace.races.ModellingError;
+import vllmrace.races.Params;
+import vllmrace.races.RaceOutcome;
+import vllmrace.races.Violating;
+
+/**
+ * DoubleAbortApplication: an ABORT goes to both of EngineCore's queues; the input queue applies it and then a re-ADD of
+ * the same id; the aborts queue's copy, applied before the next update_from_output, aborts the new request.
+ *
+ * <p><b>Upstream.</b> No report: a hazard this suite noticed while modelling #29987 ("[BugFix] Eagerly abort cancelled
+ * final-step requests", njhill, merged). {@code EngineCoreProc.process_input_sockets} (core.py@ac3cb2e2, the same at
+ * 00080ee1) puts an ABORT in {@code aborts_queue} and in {@code input_queue}, "ok because aborting in the scheduler is
+ * idempotent"; {@code _handle_client_request} applies the input-queue copy, {@code _process_aborts_queue} the other, and
+ * {@code aborts_queue} is cleared only when the engine is idle. {@code finish_requests} is keyed by id, so the premise
+ * holds per request, not per id: with reused engine ids (before #27987, or with {@code
+ * VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1}, #34415 merged; #45688, open, would make that the P/D default) the second
+ * application finds the re-added request.
+ *
+ * <p><b>Set-up and actors.</b> No connector. X@1 and another request Y (Y@2, which keeps the engine busy, so the idle-time
+ * clear never runs) were added and are decoding; the batch queue is full. Actor 1: the client: its ABORT(X) reaches the
+ * input thread, then its re-submitted ADD(X@3). Actor 2: two busy-loop iterations.
+ *
+ * <pre>
+ *   actor 1: client                          actor 2: EngineCore busy loop                 arbiter
+ *                                            (set-up: X@1 and Y decoding, batch queue full)
+ *   1. ABORT(X) -> aborts_queue, input_queue
+ *   2. ADD(X@3) -> input_queue
+ *                                            3. _process_input_queue: ABORT(X) finishes X@1;
+ *                                               ADD(X@3) -> Scheduler.add_request
+ *                                            4. schedule(N+1) (X@3 admitted)
+ *                                            5. _process_aborts_queue: the copy of ABORT(X)
+ *                                               -> finish_requests([X]) finishes X@3 (FE2)
+ *                                                                                          6. X@3's client never gets
+ *                                                                                             an output
+ * </pre>
+ *
+ * <p><b>Invariant</b> (FE2): an ABORT finishes the request it was sent for, never a later request under its id.
+ *
+ * <p><b>Window.</b> Both sequential orders show it (the ABORT and the ADD arriving between two busy-loop iterations is the
+ * ordinary case); only an ABORT landing while a step executes, drained by that step's {@code _process_aborts_queue} before
+ * the ADD is applied, avoids it.
+ *
+ * <p><b>Verdicts.</b> Reported ({@code UNIQUE_INTERNAL_IDS} and {@code ABORT_APPLIED_ONCE} off): {@code
+ * SECOND_ABORT_KILLS_READD}. Fixed: never. Each closer alone: never (with #27987 the copy names {@code X-1}, already
+ * finished; with the suite's {@code ABORT_APPLIED_ONCE} the copy is dropped when the input queue applies it). vLLM main:
+ * closed, by #27987, as long as request-id randomization is on.
+ */
+public final class DoubleAbortApplicationScenario extends SchedulerRaceScenario {
+    public static final String REQUEST_ID = "X";
+    public static final String OTHER = "Y";
+
+    /** How one run ended. */
+    public enum Outcome implements RaceOutcome {
+        @Clean("X@1 aborted once (or already finished by length); X@3 ran to its length") READD_RUNS,
+        @Violating("the aborts_queue copy of ABORT(X), applied after the input queue re-added X, finished X@3 (FE2): "
+                + "its client never gets an output") SECOND_ABORT_KILLS_READD,
+        @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
+    }
+
+    private final String first;
+    private final String second;
+
+    public DoubleAbortApplicationScenario(FixSet fixes) {
+        this(fixes, Params.DEFAULT);
+    }
+
+    /** The scenario at one point of its family: {@code maxTokens} of X and Y (default 4). */
+    public DoubleAbortApplicationScenario(FixSet fixes, Params p) {
+        super(new EngineCoreRig(fixes, SavePolicy.NEVER, 8));
+        int maxTokens = p.get("maxTokens", 4, 2);
+        // the frontend's assign_request_id: with #27987 each ADD gets its own engine id
+        boolean unique = fixes.isOn(Fix.UNIQUE_INTERNAL_IDS);
+        first = unique ? REQUEST_ID + "-1" : REQUEST_ID;
+        second = unique ? REQUEST_ID + "-2" : REQUEST_ID;
+        rig.sendAdd(first, 4, maxTokens);
+        rig.sendAdd(OTHER, 4, maxTokens);
+        rig.runBusyLoopOnce(); // both added; schedule(1)
+        rig.runBusyLoopOnce(); // schedule(2): the batch queue is full, the loop blocks on step 1
+        rig.track(first);
+        Coroutine<Void> client = Coroutine.builder(rig.busyLoopEvents(), "client: abort(X), add_request(X)")
+                .step("EngineCoreProc.process_input_sockets: ABORT(" + first + ") -> aborts_queue, input_queue",
+                        () -> rig.abortArrives(first))
+                .step("EngineCoreProc.process_input_sockets: ADD(" + second + ") -> input_queue",
+                        () -> {
+                            rig.sendAdd(second, 4, maxTokens);
+                            rig.engineCore().processInputSockets();
+                        })
+                .build();
+        actors(client, rig.busyLoop().iteration().iteration().build());
+    }
+
+    @Override
+    public Outcome arbiter() {
+        rig.runToQuiescence();
+        if (rig.has(ViolationKind.ABORT_HIT_WRONG_REQUEST) && rig.violations().all().stream()
+                .allMatch(v -> v.kind() == ViolationKind.ABORT_HIT_WRONG_REQUEST) && !actorFailed()) {
+            return Outcome.SECOND_ABORT_KILLS_READD;
+        }
+        RequestStatus firstStatus = rig.request(first).status();
+        if (!rig.violations().isEmpty() || actorFailed() || !rig.allFreed()
+                || (firstStatus != RequestStatus.FINISHED_ABORTED && firstStatus != RequestStatus.FINISHED_LENGTH_CAPPED)) {
+            return Outcome.UNEXPECTED;
+        }
+        // X@1 aborted (no output) or already done by length (its "length" shares the id's record without #27987)
+        boolean firstSentLength = firstStatus == RequestStatus.FINISHED_LENGTH_CAPPED && first.equals(second);
+        return (firstSentLength ? "length,length" : "length").equals(rig.finishReasons(second)) ? Outcome.READD_RUNS : Outcome.UNEXPECTED;
+    }
+}
