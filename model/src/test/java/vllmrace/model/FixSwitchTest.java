@@ -154,7 +154,7 @@ class FixSwitchTest {
         final Scheduler s;
 
         Sched(FixSet fixes, SavePolicy policy) {
-            connector = new TestAsyncConnector(kv, policy);
+            connector = new TestAsyncConnector(kv, policy, fixes);
             s = new Scheduler(fixes, log, kv, connector);
         }
 
@@ -717,6 +717,47 @@ class FixSwitchTest {
                     () -> vllmrace.model.detect.Settle.run(() -> counter[0]++, () -> "step " + counter[0]));
             assertTrue(e.getMessage().contains("no quiescence"), e.getMessage());
             assertEquals(vllmrace.model.detect.Settle.MAX_ITERATIONS, counter[0]);
+        }
+    }
+
+    @Nested
+    @DisplayName("STORE_JOB_BLOCK_REF (#52372)")
+    class StoreJobBlockRef {
+        /** A pool of 1 block: R runs with a store job emitted; its block goes back without request_finished. */
+        private Sched storingThenFreed(FixSet fixes) {
+            Sched t = new Sched(fixes, SavePolicy.NEVER);
+            t.connector.storeWhileRunning("R");
+            t.s.addRequest(new Request("R", 1, 4, 4));
+            t.s.schedule();
+            t.kv.free("R"); // preemption's kv_cache_manager.free: no request_finished, so no delay
+            return t;
+        }
+
+        @Test
+        void onTheJobsReferenceKeepsTheBlockUntilTheReadThenDropsIt() {
+            Sched t = storingThenFreed(ALL);
+            assertEquals(1, t.kv.numUsedBlocks(), "the store job still references R's block");
+            assertTrue(t.kv.allocateSlots("R2", 8).isEmpty(), "nobody can take it while the job reads it");
+            t.connector.completeStore("R");
+            assertEquals(0, t.kv.numUsedBlocks(), "the job is done: its reference is dropped");
+            assertTrue(t.log.isEmpty(), t.log.toString());
+        }
+
+        @Test
+        void offTheFreedBlockIsReallocatedAndTheJobStoresForeignKv() {
+            Sched t = storingThenFreed(ALL.without(Fix.STORE_JOB_BLOCK_REF));
+            assertEquals(0, t.kv.numUsedBlocks());
+            assertTrue(t.kv.allocateSlots("R2", 4).isPresent());
+            t.connector.completeStore("R");
+            assertTrue(t.log.has(ViolationKind.STORE_READ_OF_FREED_BLOCK), t.log.toString());
+        }
+
+        @Test
+        void aStoreJobThatDoesNotExistIsRefused() {
+            Sched t = new Sched(ALL, SavePolicy.NEVER);
+            assertThrows(vllmrace.model.connector.UnknownTransferException.class, () -> t.connector.completeStore("R"));
+            assertThrows(NullPointerException.class, () -> t.connector.storeWhileRunning(null));
+            assertTrue(t.log.isEmpty());
         }
     }
 }

@@ -32,6 +32,13 @@ public interface KvConnectorBaseV1 {
      */
     RequestFinishedResult requestFinished(Request request, List<Integer> blockIds);
 
+    /**
+     * {@code build_connector_meta(scheduler_output)}: the step's metadata for the workers, built at the end of
+     * {@code schedule()}; a connector that stores the KV of running requests emits its store jobs here. Default: nothing.
+     */
+    default void buildConnectorMeta(vllmrace.model.sched.SchedulerOutput schedulerOutput) {
+    }
+
     /** {@code update_connector_output(kv_connector_output)}: the workers' aggregated report of this step. */
     void updateConnectorOutput(KvConnectorOutput kvConnectorOutput);
 }

@@ -10,10 +10,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import vllmrace.model.fix.Fix;
+import vllmrace.model.fix.FixSet;
 import vllmrace.model.kv.KvCacheManager;
 import vllmrace.model.kv.TransferTarget;
 import vllmrace.model.sched.Request;
 import vllmrace.model.sched.RequestStatus;
+import vllmrace.model.sched.SchedulerOutput;
 
 /**
  * A KV connector, both roles, whose async loads and saves complete only when the scenario says so
@@ -65,10 +68,70 @@ public final class TestAsyncConnector implements KvConnectorBaseV1, KvConnectorW
     private final Map<String, Integer> requestFinishedCalls = new HashMap<>();
     private final Map<String, SavePolicy> savePolicyOverrides = new HashMap<>();
     private final Set<String> chunksBeingWritten = new HashSet<>();
+    private final Set<String> storeWhileRunning = new HashSet<>();
+    private final List<Transfer> stores = new ArrayList<>();
+    private final FixSet fixes;
 
     public TestAsyncConnector(KvCacheManager kvCacheManager, SavePolicy savePolicy) {
+        this(kvCacheManager, savePolicy, FixSet.none());
+    }
+
+    /** As {@link #TestAsyncConnector(KvCacheManager, SavePolicy)}; {@code fixes} decides {@link Fix#STORE_JOB_BLOCK_REF}. */
+    public TestAsyncConnector(KvCacheManager kvCacheManager, SavePolicy savePolicy, FixSet fixes) {
         this.kvCacheManager = Objects.requireNonNull(kvCacheManager, "kvCacheManager");
         this.savePolicy = Objects.requireNonNull(savePolicy, "savePolicy");
+        this.fixes = Objects.requireNonNull(fixes, "fixes");
+    }
+
+    /**
+     * Scenario set-up: the connector stores {@code requestId}'s KV while it runs (a MooncakeStore-like offload): the first
+     * {@code build_connector_meta} that schedules it emits a store job that reads its blocks later, on a background thread.
+     */
+    public synchronized void storeWhileRunning(String requestId) {
+        storeWhileRunning.add(Objects.requireNonNull(requestId, "requestId"));
+    }
+
+    /**
+     * {@code build_connector_meta}: one store job per scheduled request set up to store, snapshotting its blocks; with
+     * {@link Fix#STORE_JOB_BLOCK_REF} (#52372, {@code _reference_save_blocks}) the job takes its own block reference.
+     */
+    @Override
+    public synchronized void buildConnectorMeta(SchedulerOutput schedulerOutput) {
+        for (String id : schedulerOutput.numScheduledTokens().keySet()) {
+            if (storeWhileRunning.remove(id)) {
+                Transfer store = new Transfer(id, kvCacheManager.beginTransfer(id));
+                if (fixes.isOn(Fix.STORE_JOB_BLOCK_REF)) {
+                    kvCacheManager.reference(store.target);
+                }
+                stores.add(store);
+            }
+        }
+    }
+
+    /**
+     * The store thread: the oldest store job of {@code requestId} reads its blocks and PUTs them under the request's key;
+     * its block reference, if it took one, is dropped.
+     *
+     * @throws UnknownTransferException if no store job of that id is in flight (nothing changes)
+     */
+    public synchronized void completeStore(String requestId) {
+        Objects.requireNonNull(requestId, "requestId");
+        for (Iterator<Transfer> it = stores.iterator(); it.hasNext(); ) {
+            Transfer store = it.next();
+            if (store.requestId.equals(requestId)) {
+                it.remove();
+                finishStore(store);
+                return;
+            }
+        }
+        throw new UnknownTransferException("no store job of request " + requestId + " is in flight");
+    }
+
+    private void finishStore(Transfer store) {
+        kvCacheManager.completeRead(store.target);
+        if (fixes.isOn(Fix.STORE_JOB_BLOCK_REF)) {
+            kvCacheManager.release(store.target);
+        }
     }
 
     /**
@@ -262,17 +325,23 @@ public final class TestAsyncConnector implements KvConnectorBaseV1, KvConnectorW
                 n++;
             }
         }
+        for (Transfer store : stores) {
+            finishStore(store);
+            n++;
+        }
+        stores.clear();
         return n;
     }
 
     @Override
     public synchronized boolean hasPendingTransfer(String requestId) {
-        return loads.containsKey(requestId) || saves.stream().anyMatch(s -> s.requestId.equals(requestId));
+        return loads.containsKey(requestId) || saves.stream().anyMatch(s -> s.requestId.equals(requestId))
+                || stores.stream().anyMatch(s -> s.requestId.equals(requestId));
     }
 
     /** True when no transfer is in flight or waiting to be reported. */
     public synchronized boolean isIdle() {
-        return loads.isEmpty() && saves.isEmpty();
+        return loads.isEmpty() && saves.isEmpty() && stores.isEmpty();
     }
 
     /** What a further event can still change: each transfer with its state, and the chunks being written. */
@@ -280,12 +349,15 @@ public final class TestAsyncConnector implements KvConnectorBaseV1, KvConnectorW
         StringBuilder b = new StringBuilder();
         loads.values().forEach(l -> b.append("load ").append(l.requestId).append(l.done ? " done" : l.lost ? " lost" : "").append(';'));
         saves.forEach(t -> b.append("save ").append(t.requestId).append(t.done ? " done" : "").append(';'));
+        stores.forEach(t -> b.append("store ").append(t.requestId).append(';'));
         return b.append(chunksBeingWritten).toString();
     }
 
     @Override
     public synchronized List<TransferTarget> inFlightLoadTargets() {
-        return loads.values().stream().filter(l -> !l.done).map(l -> l.target).toList();
+        List<TransferTarget> pinned = new ArrayList<>(loads.values().stream().filter(l -> !l.done).map(l -> l.target).toList());
+        stores.forEach(store -> pinned.add(store.target)); // a store job still reads its blocks
+        return pinned;
     }
 
     /** How often {@code request_finished} ran for {@code requestId} (contract: exactly once). */

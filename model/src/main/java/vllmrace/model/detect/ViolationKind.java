@@ -32,6 +32,12 @@ public enum ViolationKind {
     BLOCK_REFCOUNT_UNDERFLOW("SC4", false),
     /** SC4: a transfer wrote into a block its request no longer owns (freed, or reallocated to another request). */
     WRITE_INTO_FREED_BLOCK("SC4", false),
+    /**
+     * An async store job read a block after it was freed or reallocated: the KV stored under the request's key is not the
+     * request's (it may be another request's, served on every later prefix hit). A block an outstanding reader needs
+     * must keep {@code ref_cnt >= 1}.
+     */
+    STORE_READ_OF_FREED_BLOCK("SC4", false),
     /** SC5: at quiescence, blocks are held by no live request and no pending transfer. */
     BLOCK_LEAK("SC5", false),
     /** SC5: a finished, delay-freed request will never get its releasing event. */

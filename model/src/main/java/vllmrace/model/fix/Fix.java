@@ -148,7 +148,18 @@ public enum Fix {
                             + "idempotent\"), which holds per request, not per id once ids are reused",
                     "core.py@ac3cb2e2 EngineCoreProc.process_input_sockets puts an ABORT in aborts_queue and input_queue; "
                             + "_handle_client_request re-applies it; aborts_queue is cleared only when idle"),
-            "an ABORT applied from input_queue drops its aborts_queue copy, so it is applied once");
+            "an ABORT applied from input_queue drops its aborts_queue copy, so it is applied once"),
+    /**
+     * Each async store job takes its own reference on the blocks it reads ({@code pool.touch} when
+     * {@code build_connector_meta} emits it) and drops it when the job is done, so preemption, which calls no
+     * {@code request_finished}, cannot free blocks a store job still reads.
+     */
+    STORE_JOB_BLOCK_REF(
+            merged("#52372 (fixes #52360, #51637)", "mooncake/store/scheduler.py after #52372 (a later copy read; the PR text "
+                            + "and review name _reference_save_blocks)",
+                    "MooncakeStoreConnectorScheduler._reference_save_blocks: pool.touch(blocks) per store_job_id; "
+                            + "update_connector_output: pool.free_blocks(reversed(block_ids)) once every rank reported"),
+            "each async store job holds its own reference on the blocks it reads until it is done");
 
     private final Provenance provenance;
     private final String description;

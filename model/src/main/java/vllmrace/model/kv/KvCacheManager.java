@@ -159,6 +159,57 @@ public final class KvCacheManager {
     }
 
     /**
+     * Detector: an async store job reads the snapshotted blocks now. Each block must still be allocated with the same
+     * generation (nobody could have written it since); one that is free or was reallocated is recorded as
+     * {@link ViolationKind#STORE_READ_OF_FREED_BLOCK}, naming who holds it now. Never throws for that.
+     */
+    public synchronized void completeRead(TransferTarget target) {
+        Objects.requireNonNull(target, "target must not be null");
+        synchronized (blockPool) {
+            for (TransferTarget.Slot slot : target.slots()) {
+                KvCacheBlock block = slot.block();
+                String problem = block.refCnt() <= 0 ? "it is free"
+                        : block.generation() != slot.generation() ? "it was reallocated (generation " + slot.generation() + " -> "
+                        + block.generation() + ")" : null;
+                if (problem != null) {
+                    log.record(ViolationKind.STORE_READ_OF_FREED_BLOCK, target.requestId(), "store job for '" + target.requestId()
+                            + "' read block " + block.blockId() + " but " + problem + "; now held by " + holders(block)
+                            + ": the KV stored under its key is not its own");
+                }
+            }
+        }
+    }
+
+    /**
+     * #52372's block reference per store job: {@code pool.touch} the snapshotted blocks, so they stay out of the free
+     * queue while the job reads them, whatever happens to the request.
+     *
+     * @throws IllegalStateException if a snapshotted block was already freed or reallocated (nothing changes)
+     */
+    public synchronized void reference(TransferTarget target) {
+        Objects.requireNonNull(target, "target must not be null");
+        List<KvCacheBlock> blocks = new ArrayList<>();
+        synchronized (blockPool) {
+            for (TransferTarget.Slot slot : target.slots()) {
+                if (slot.block().refCnt() <= 0 || slot.block().generation() != slot.generation()) {
+                    throw new IllegalStateException("cannot reference block " + slot.block().blockId() + " of '" + target.requestId()
+                            + "': it is no longer the block the job snapshotted");
+                }
+                blocks.add(slot.block());
+            }
+        }
+        blockPool.touch(blocks);
+    }
+
+    /** Drops the references {@link #reference} took: {@code pool.free_blocks(reversed(block_ids))}. */
+    public synchronized void release(TransferTarget target) {
+        Objects.requireNonNull(target, "target must not be null");
+        List<KvCacheBlock> blocks = new ArrayList<>(target.slots().stream().map(TransferTarget.Slot::block).toList());
+        java.util.Collections.reverse(blocks);
+        blockPool.freeBlocks(blocks);
+    }
+
+    /**
      * Detector (SC5), at quiescence: every block with {@code refCnt > 0} must be listed under a live request id or be
      * pinned by an outstanding transfer (same block, same generation); each other one is recorded as
      * {@link ViolationKind#BLOCK_LEAK}.

@@ -266,6 +266,9 @@ public final class Scheduler {
             waiting.addFirst(skippedWaiting.pollLast());
         }
         SchedulerOutput out = new SchedulerOutput(++stepCounter, numScheduledTokens, finishedReqIds);
+        if (connector != null) {
+            connector.buildConnectorMeta(out);
+        }
         updateAfterSchedule(out);
         return out;
     }

@@ -58,7 +58,7 @@ public final class EngineCoreRig {
     public EngineCoreRig(FixSet fixes, TestAsyncConnector.SavePolicy savePolicy, int numGpuBlocks) {
         blockPool = new BlockPool(numGpuBlocks, violations);
         kvCacheManager = new KvCacheManager(blockPool, BLOCK_SIZE, violations);
-        connector = new TestAsyncConnector(kvCacheManager, savePolicy);
+        connector = new TestAsyncConnector(kvCacheManager, savePolicy, fixes);
         scheduler = new Scheduler(fixes, violations, kvCacheManager, connector);
         engineCore = new EngineCore(scheduler, inputSocket, outputSocket, violations, stepLog, connector, BATCH_QUEUE_SIZE);
     }
