@@ -174,6 +174,15 @@ public enum Race {
             Window.SEQUENTIAL,
             vllmrace.races.scheduler.DoubleAbortApplicationScenario.Outcome.class,
             (fixes, p) -> new vllmrace.races.scheduler.DoubleAbortApplicationScenario(fixes, p),
+            List.of(Params.DEFAULT, Params.of("maxTokens", 2))),
+    AsyncFreeUnderInFlightStep(
+            Component.SCHEDULER,
+            "#45357 (also vllm-ascend #14055)",
+            Closers.of(Fix.DEFER_BLOCK_FREE),
+            Expectation.BUG_FOUND,
+            Window.ORDER,
+            vllmrace.races.scheduler.AsyncFreeUnderInFlightStepScenario.Outcome.class,
+            (fixes, p) -> new vllmrace.races.scheduler.AsyncFreeUnderInFlightStepScenario(fixes, p),
             List.of(Params.DEFAULT, Params.of("maxTokens", 2)));
 
     /** Where {@link StoryIndex} puts the stories on the class path. */

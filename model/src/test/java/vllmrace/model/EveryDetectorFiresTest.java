@@ -130,6 +130,8 @@ class EveryDetectorFiresTest {
             c.completeStore("R");
             return log.all();
         });
+        SITUATIONS.put(ViolationKind.STALE_STEP_WRITE_INTO_REUSED_BLOCK, () -> firstScheduleWith(Race.AsyncFreeUnderInFlightStep,
+                ViolationKind.STALE_STEP_WRITE_INTO_REUSED_BLOCK));
         SITUATIONS.put(ViolationKind.REQUEST_STUCK, () -> firstScheduleWith(Race.SkippedWaitingAdmissionDeadlock,
                 ViolationKind.REQUEST_STUCK));
         SITUATIONS.put(ViolationKind.REQUEST_LEAKED, () -> firstScheduleWith(Race.DelayFreedNeverReleased,

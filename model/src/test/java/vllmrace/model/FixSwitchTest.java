@@ -760,4 +760,48 @@ class FixSwitchTest {
             assertTrue(t.log.isEmpty());
         }
     }
+
+    @Nested
+    @DisplayName("DEFER_BLOCK_FREE (#45357)")
+    class DeferBlockFree {
+        /** R (3 prompt tokens, stop token first) holds the one block; schedule(1) and schedule(2) dispatched. */
+        private EngineCoreRig twoStepsInFlight(FixSet fixes) {
+            EngineCoreRig rig = new EngineCoreRig(fixes, SavePolicy.NEVER, 1);
+            rig.sendAdd("R", 3, 3, 1);
+            rig.engineCore().processInputQueue();
+            rig.track("R");
+            rig.engineCore().scheduleBatch();
+            rig.engineCore().scheduleBatch();
+            rig.engineCore().processOldestBatch(); // update_from_output(1): R stops, step 2 still in flight
+            assertEquals(RequestStatus.FINISHED_STOPPED, rig.request("R").status());
+            return rig;
+        }
+
+        @Test
+        void onTheBookkeepingGoesAtOnceAndTheBlockAfterTheFenceStep() {
+            EngineCoreRig rig = twoStepsInFlight(ALL);
+            assertNull(rig.scheduler().getRequest("R"), "del requests[R] at once");
+            assertTrue(rig.kvCacheManager().getBlockIds("R").isEmpty(), "req_to_blocks popped at once");
+            assertEquals(1, rig.kvCacheManager().numUsedBlocks(), "the block waits for step 2's output");
+            rig.engineCore().processOldestBatch(); // update_from_output(2): the fence step is processed
+            assertEquals(0, rig.kvCacheManager().numUsedBlocks());
+            assertTrue(rig.violations().isEmpty(), rig.violations().toString());
+        }
+
+        @Test
+        void onANormalFinishWithNothingInFlightFreesAtOnce() {
+            EngineCoreRig rig = new EngineCoreRig(ALL, SavePolicy.NEVER, 1);
+            rig.sendAdd("R", 3, 1);
+            rig.runBusyLoopOnce();
+            rig.runBusyLoopOnce(); // R finishes by length in update_from_output(1); step 2 scheduled nothing for it
+            rig.runBusyLoopOnce();
+            assertEquals(0, rig.kvCacheManager().numUsedBlocks());
+        }
+
+        @Test
+        void offTheBlockGoesBackUnderTheInFlightStep() {
+            EngineCoreRig rig = twoStepsInFlight(ALL.without(Fix.DEFER_BLOCK_FREE));
+            assertEquals(0, rig.kvCacheManager().numUsedBlocks(), "step 2 can still write a block the pool hands out");
+        }
+    }
 }

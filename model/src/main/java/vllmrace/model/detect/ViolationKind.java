@@ -38,6 +38,12 @@ public enum ViolationKind {
      * must keep {@code ref_cnt >= 1}.
      */
     STORE_READ_OF_FREED_BLOCK("SC4", false),
+    /**
+     * A dispatched step's device write landed in a block that was freed under it, reallocated and filled by another
+     * request's async load: that request's KV is silently corrupted. A block may not return to the free queue while a
+     * dispatched, unprocessed step can still write it.
+     */
+    STALE_STEP_WRITE_INTO_REUSED_BLOCK("SC4", false),
     /** SC5: at quiescence, blocks are held by no live request and no pending transfer. */
     BLOCK_LEAK("SC5", false),
     /** SC5: a finished, delay-freed request will never get its releasing event. */

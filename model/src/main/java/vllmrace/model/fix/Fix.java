@@ -159,7 +159,17 @@ public enum Fix {
                             + "and review name _reference_save_blocks)",
                     "MooncakeStoreConnectorScheduler._reference_save_blocks: pool.touch(blocks) per store_job_id; "
                             + "update_connector_output: pool.free_blocks(reversed(block_ids)) once every rank reported"),
-            "each async store job holds its own reference on the blocks it reads until it is done");
+            "each async store job holds its own reference on the blocks it reads until it is done"),
+    /**
+     * With a KV connector and steps in flight, a request's bookkeeping is dropped at once but its blocks' ref-count
+     * decrement waits until the output of the newest step dispatched when it was freed (the fence) has been processed,
+     * so no in-flight step writes a block another request was given.
+     */
+    DEFER_BLOCK_FREE(
+            merged("#45357", "scheduler.py after #45357 (6cf7b26b and v0.27.1 copies; 00024d31 is before it)",
+                    "Scheduler._free_request_blocks / _drain_deferred_frees, sched_step_seq, processed_step_seq, "
+                            + "Request.last_sched_seq; KVCacheManager.pop_blocks_for_free"),
+            "the blocks of a request freed while a step that scheduled it is in flight return only after that step is processed");
 
     private final Provenance provenance;
     private final String description;

@@ -14,6 +14,7 @@ public final class KvCacheBlock {
     private volatile int refCnt;
     private volatile int generation;
     private volatile String lastRequestId;
+    private volatile int loadedGeneration;
 
     KvCacheBlock(int blockId) {
         this.blockId = blockId;
@@ -35,6 +36,18 @@ public final class KvCacheBlock {
     /** Detector only: the request this block was last allocated to, or null if none (or allocated outside a manager). */
     public String lastRequestId() {
         return lastRequestId;
+    }
+
+    /**
+     * Detector only: the generation at which an async load (a NIC/RDMA write) last filled this block; equal to
+     * {@link #generation()} when the current owner's KV has landed.
+     */
+    public int loadedGeneration() {
+        return loadedGeneration;
+    }
+
+    void markLoaded() {
+        loadedGeneration = generation;
     }
 
     void allocate(String requestId) {

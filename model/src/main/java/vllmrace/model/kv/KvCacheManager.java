@@ -94,6 +94,43 @@ public final class KvCacheManager {
         blockPool.freeBlocks(ordered);
     }
 
+    /**
+     * {@code KVCacheManager.pop_blocks_for_free} (#45357): pops {@code reqToBlocks[requestId]} without freeing them,
+     * for a free the scheduler defers; empty for an unknown or already freed id.
+     */
+    public synchronized List<KvCacheBlock> popBlocksForFree(String requestId) {
+        requireId(requestId);
+        List<KvCacheBlock> blocks = reqToBlocks.remove(requestId);
+        return blocks == null ? List.of() : List.copyOf(blocks);
+    }
+
+    /** The deferred half of {@link #free}: {@code block_pool.free_blocks(reversed(blocks))}. */
+    public synchronized void freeBlocks(List<KvCacheBlock> blocks) {
+        List<KvCacheBlock> ordered = new ArrayList<>(Objects.requireNonNull(blocks, "blocks"));
+        Collections.reverse(ordered);
+        blockPool.freeBlocks(ordered);
+    }
+
+    /**
+     * Detector: a dispatched step's device write into the snapshotted blocks lands now (an in-flight forward pass writes
+     * the request's KV slot). A block reallocated since, whose new owner's KV already came in by an async load, is
+     * overwritten with stale data: recorded as {@link ViolationKind#STALE_STEP_WRITE_INTO_REUSED_BLOCK}. A write into a
+     * free block, or into a reallocated block whose load has not landed yet (the load overwrites it), harms no one.
+     */
+    public synchronized void completeDeviceWrite(TransferTarget target) {
+        Objects.requireNonNull(target, "target must not be null");
+        synchronized (blockPool) {
+            for (TransferTarget.Slot slot : target.slots()) {
+                KvCacheBlock block = slot.block();
+                if (block.refCnt() > 0 && block.generation() != slot.generation() && block.loadedGeneration() == block.generation()) {
+                    log.record(ViolationKind.STALE_STEP_WRITE_INTO_REUSED_BLOCK, block.lastRequestId(), "an in-flight step of '"
+                            + target.requestId() + "' wrote block " + block.blockId() + " after it was reallocated to '"
+                            + block.lastRequestId() + "' and filled by its async load: that request's KV is corrupted");
+                }
+            }
+        }
+    }
+
     /** {@code KVCacheManager.get_block_ids}: the ids listed under {@code requestId}; empty (no key created) if none. */
     public synchronized List<Integer> getBlockIds(String requestId) {
         UpstreamPins.enter(UpstreamPin.KV_CACHE_MANAGER_GET_BLOCK_IDS);
@@ -149,6 +186,7 @@ public final class KvCacheManager {
                 } else if (!listed.contains(block)) {
                     problem = "req_to_blocks['" + requestId + "'] no longer lists it";
                 } else {
+                    block.markLoaded();
                     continue;
                 }
                 log.record(ViolationKind.WRITE_INTO_FREED_BLOCK, requestId,

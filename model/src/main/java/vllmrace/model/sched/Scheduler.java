@@ -79,6 +79,12 @@ public final class Scheduler {
     /** Ids reclaimed by #46289's sweep: a late report for one is ignored, not asserted. */
     private final Set<String> reclaimedKvRecv = new LinkedHashSet<>();
     private long stepCounter;
+    /** #45357 ({@link Fix#DEFER_BLOCK_FREE}): non-empty steps scheduled and processed, and each request's last one. */
+    private long schedStepSeq;
+    private long processedStepSeq;
+    private final Map<Request, Long> lastSchedSeq = new java.util.IdentityHashMap<>();
+    /** #45357: {@code deferred_frees}, (fence, blocks) in fence order. */
+    private final Deque<Map.Entry<Long, List<KvCacheBlock>>> deferredFrees = new ArrayDeque<>();
 
     /** A scheduler without KV-cache accounting or connector (the frontend model's engine). */
     public Scheduler(FixSet fixes, ViolationLog violations) {
@@ -266,6 +272,9 @@ public final class Scheduler {
             waiting.addFirst(skippedWaiting.pollLast());
         }
         SchedulerOutput out = new SchedulerOutput(++stepCounter, numScheduledTokens, finishedReqIds);
+        if (deferBlockFree() && out.totalNumScheduledTokens() > 0) {
+            schedStepSeq++; // "advance the fence only for non-empty steps"
+        }
         if (connector != null) {
             connector.buildConnectorMeta(out);
         }
@@ -289,6 +298,9 @@ public final class Scheduler {
             }
             request.addComputedTokens(scheduled.getValue());
             request.addOutputPlaceholder();
+            if (deferBlockFree()) {
+                lastSchedSeq.put(request, schedStepSeq); // record the in-flight step, to fence deferred block freeing
+            }
         }
         finishedReqIds = new LinkedHashSet<>();
     }
@@ -330,6 +342,10 @@ public final class Scheduler {
         UpstreamPins.enter(UpstreamPin.SCHEDULER_UPDATE_FROM_OUTPUT);
         Objects.requireNonNull(schedulerOutput, "schedulerOutput");
         Objects.requireNonNull(modelRunnerOutput, "modelRunnerOutput");
+        if (deferBlockFree() && schedulerOutput.totalNumScheduledTokens() > 0) {
+            processedStepSeq++; // every device write of this and earlier steps has completed
+            drainDeferredFrees();
+        }
         List<EngineCoreOutput> outputs = new ArrayList<>();
         List<Request> stopped = new ArrayList<>();
         Set<String> failedKvLoadReqIds = handleInvalidBlocks(modelRunnerOutput.kvConnectorOutput().invalidBlockIds());
@@ -548,10 +564,40 @@ public final class Scheduler {
                     "_free_blocks(" + request + "): del requests[id] raises KeyError");
             return;
         }
-        if (kvCacheManager != null) {
-            kvCacheManager.free(request.requestId());
-        }
+        freeRequestBlocks(request);
         requests.remove(request.requestId());
+    }
+
+    /** #45357 is on for a scheduler with a KV connector (upstream: a KV consumer with more than one batch in flight). */
+    private boolean deferBlockFree() {
+        return connector != null && fixes.isOn(Fix.DEFER_BLOCK_FREE);
+    }
+
+    /**
+     * {@code _free_request_blocks} (#45357): free now unless a step that scheduled the request is still unprocessed;
+     * then pop the bookkeeping now and queue the blocks behind the newest dispatched step ({@code sched_step_seq}).
+     * Before #45357 ({@link Fix#DEFER_BLOCK_FREE} off): {@code kv_cache_manager.free} at once.
+     */
+    private void freeRequestBlocks(Request request) {
+        if (kvCacheManager == null) {
+            return;
+        }
+        Long last = lastSchedSeq.remove(request);
+        if (!deferBlockFree() || last == null || last <= processedStepSeq) {
+            kvCacheManager.free(request.requestId());
+            return;
+        }
+        List<KvCacheBlock> blocks = kvCacheManager.popBlocksForFree(request.requestId());
+        if (!blocks.isEmpty()) {
+            deferredFrees.add(Map.entry(schedStepSeq, blocks));
+        }
+    }
+
+    /** {@code _drain_deferred_frees}: returns the blocks whose fence step has been processed. */
+    private void drainDeferredFrees() {
+        while (!deferredFrees.isEmpty() && deferredFrees.peekFirst().getKey() <= processedStepSeq) {
+            kvCacheManager.freeBlocks(deferredFrees.pollFirst().getValue());
+        }
     }
 
     private boolean holdsNoBlocks(Request request) {
@@ -631,6 +677,7 @@ public final class Scheduler {
                 .append(" finished ").append(finishedReqIds).append(" recving ").append(finishedRecvingKvReqIds)
                 .append(failedRecvingKvReqIds);
         abortedKvRecvReclaim.forEach((id, at) -> b.append(" reclaim ").append(id).append(" in ").append(at - stepCounter));
+        deferredFrees.forEach(d -> b.append(" deferred free of ").append(d.getValue().size()).append(" block(s) behind step ").append(d.getKey()));
         return b.toString();
     }
 
