@@ -14,4 +14,11 @@ public interface PendingTransfers {
 
     /** The destinations of loads still in flight: blocks they will write are held, not leaked. */
     List<TransferTarget> inFlightLoadTargets();
+
+    /**
+     * The remote side's lease on {@code requestId}'s blocks is over ({@code kv_lease_duration}): its lease reaper stops a
+     * push still in flight, so it never lands. Default: nothing (a connector with no remote side).
+     */
+    default void remoteLeaseExpired(String requestId) {
+    }
 }

@@ -184,6 +184,33 @@ public final class TestAsyncConnector implements KvConnectorBaseV1, KvConnectorW
         inFlightLoad(requestId).lost = true;
     }
 
+    /** True while a chunk of {@code requestId} is being written ({@link #chunkBeingWritten}). */
+    public synchronized boolean isChunkBeingWritten(String requestId) {
+        return chunksBeingWritten.contains(requestId);
+    }
+
+    /** True while an async load of {@code requestId} is in flight (started, not completed, lost or not). */
+    public synchronized boolean isLoading(String requestId) {
+        Transfer load = loads.get(requestId);
+        return load != null && !load.done;
+    }
+
+    /** The environment, at quiescence: every chunk being written is written. Returns how many were. */
+    public synchronized int writeAllChunks() {
+        int n = chunksBeingWritten.size();
+        chunksBeingWritten.clear();
+        return n;
+    }
+
+    /** The remote side's lease reaper stops {@code requestId}'s push: an in-flight load of it never lands. */
+    @Override
+    public synchronized void remoteLeaseExpired(String requestId) {
+        Transfer load = loads.get(Objects.requireNonNull(requestId, "requestId"));
+        if (load != null && !load.done) {
+            load.lost = true;
+        }
+    }
+
     @Override
     public synchronized MatchedTokens getNumNewMatchedTokens(Request request, int numComputedTokens) {
         if (chunksBeingWritten.contains(request.requestId())) {

@@ -398,6 +398,11 @@ public final class Scheduler {
             if (entry.getValue() <= stepCounter) {
                 it.remove();
                 reclaimedKvRecv.add(entry.getKey());
+                if (connector instanceof PendingTransfers remote) {
+                    // #46289's premise: the grace outlasts kv_lease_duration, after which the remote side's lease reaper
+                    // has stopped writing into these blocks; the model's remote side honours it here
+                    remote.remoteLeaseExpired(entry.getKey());
+                }
                 freeBlocks(requests.get(entry.getKey()));
             }
         }
