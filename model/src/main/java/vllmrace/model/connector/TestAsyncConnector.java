@@ -157,6 +157,12 @@ public final class TestAsyncConnector implements KvConnectorBaseV1, KvConnectorW
         return new RequestFinishedResult(true, Map.of("remote_block_ids", List.copyOf(blockIds)));
     }
 
+    /** The NIXL prefill side ({@link SavePolicy#ON_SUCCESS}) is the KV producer: {@code is_kv_producer}. */
+    @Override
+    public boolean requiresKvDelivery() {
+        return savePolicy == SavePolicy.ON_SUCCESS;
+    }
+
     @Override
     public synchronized void updateConnectorOutput(KvConnectorOutput kvConnectorOutput) {
         Objects.requireNonNull(kvConnectorOutput, "kvConnectorOutput");
