@@ -165,7 +165,16 @@ public enum Race {
             Expectation.BUG_FOUND,
             vllmrace.races.scheduler.SkippedWaitingAdmissionDeadlockScenario.Outcome.class,
             (fixes, p) -> new vllmrace.races.scheduler.SkippedWaitingAdmissionDeadlockScenario(fixes, p),
-            List.of(Params.DEFAULT, Params.of("promptBlocks", 2)));
+            List.of(Params.DEFAULT, Params.of("promptBlocks", 2))),
+    PreemptedInFinalStepEmptyBlocks(
+            Component.SCHEDULER,
+            "#50297 (replaces #48141; built on #48245)",
+            Closers.of(Fix.REQUIRES_KV_DELIVERY),
+            Expectation.BUG_FOUND,
+            Window.ORDER,
+            vllmrace.races.scheduler.PreemptedInFinalStepEmptyBlocksScenario.Outcome.class,
+            (fixes, p) -> new vllmrace.races.scheduler.PreemptedInFinalStepEmptyBlocksScenario(fixes, p),
+            List.of(Params.DEFAULT, Params.of("stopToken", 1), Params.of("promptBlocks", 2)));
 
     /** Where {@link StoryIndex} puts the stories on the class path. */
     public static final String STORIES = "vllmrace/races/stories";
