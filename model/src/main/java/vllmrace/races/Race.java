@@ -166,6 +166,15 @@ public enum Race {
             vllmrace.races.scheduler.SkippedWaitingAdmissionDeadlockScenario.Outcome.class,
             (fixes, p) -> new vllmrace.races.scheduler.SkippedWaitingAdmissionDeadlockScenario(fixes, p),
             List.of(Params.DEFAULT, Params.of("promptBlocks", 2))),
+    PlaceholderUnderflowOnPreempt(
+            Component.SCHEDULER,
+            "#48245 (reworks #47900; family #46066, #45430, #42492)",
+            Closers.of(Fix.STALE_OUTPUT_AFTER_PREEMPT),
+            Expectation.BUG_FOUND,
+            Window.ORDER,
+            vllmrace.races.scheduler.PlaceholderUnderflowOnPreemptScenario.Outcome.class,
+            (fixes, p) -> new vllmrace.races.scheduler.PlaceholderUnderflowOnPreemptScenario(fixes, p),
+            List.of(Params.DEFAULT, Params.of("promptBlocks", 2))),
     PreemptedInFinalStepEmptyBlocks(
             Component.SCHEDULER,
             "#50297 (replaces #48141; built on #48245)",
