@@ -145,7 +145,7 @@ public enum Fix {
      * placeholders of the in-flight steps counted, and a resume before they return is classed a prefill chunk.
      */
     STALE_OUTPUT_AFTER_PREEMPT(
-            merged("#48245 (njhill, merged; reworks #47900)", "v0.27.1 as copied verbatim by the vllm-ascend backport of #49675 "
+            merged("#48245", "v0.27.1 (#48245 by njhill reworks #47900) as copied verbatim by the vllm-ascend backport of #49675 "
                             + "(research-14a id 66143283865); _preempt_request and async_scheduler.py copies ids 66053724462, 70145277602",
                     "Scheduler._preempt_request: request.num_stale_output_tokens = request.num_in_flight_tokens; "
                             + "request.num_output_placeholders = 0; AsyncScheduler._update_request_with_output: if not is_stale: "
@@ -158,7 +158,7 @@ public enum Fix {
      * {@link #STALE_OUTPUT_AFTER_PREEMPT}'s stale marking, as upstream (#50297 is built on #48245).
      */
     REQUIRES_KV_DELIVERY(
-            merged("#50297 (njhill, merged; replaces #48141)", "v0.27.1 as copied verbatim by the vllm-ascend backport of #49675 "
+            merged("#50297", "v0.27.1 (#50297 by njhill replaces #48141) as copied verbatim by the vllm-ascend backport of #49675 "
                             + "(research-14a id 66143283865); base.py copies ids 58850042901, 68753030539",
                     "Scheduler.schedule: self._preempt_request(preempted_req, scheduled_timestamp, "
                             + "drop_stale_output=self.requires_kv_delivery); update_from_output: if output_is_stale and "
