@@ -728,12 +728,16 @@ class FixSwitchTest {
 
         @Test
         void onANonProducerDeliversTheStaleOutputLosslessly() {
-            EngineCoreRig rig = new EngineCoreRig(ALL, SavePolicy.NEVER, 1);
+            EngineCoreRig rig = new EngineCoreRig(ALL, SavePolicy.NEVER, 1); // decode side: requires_kv_delivery False
             rig.sendAdd("R", 4, 1);
             rig.engineCore().processInputQueue();
             SchedulerOutput step = rig.scheduler().schedule();
+            rig.track("R");
             rig.scheduler().preemptRequest("R");
-            assertFalse(rig.scheduler().getRequest("R").dropStaleOutput());
+            assertFalse(rig.request("R").dropStaleOutput());
+            rig.scheduler().updateFromOutput(step, ModelRunnerOutput.execute(step));
+            assertEquals(RequestStatus.FINISHED_LENGTH_CAPPED, rig.request("R").status(), "#48245 alone: delivered, finished");
+            assertTrue(rig.violations().isEmpty(), "not a producer: no hand-off to check " + rig.violations());
         }
 
         @Test
