@@ -183,7 +183,25 @@ public enum Race {
             Window.ORDER,
             vllmrace.races.scheduler.AsyncFreeUnderInFlightStepScenario.Outcome.class,
             (fixes, p) -> new vllmrace.races.scheduler.AsyncFreeUnderInFlightStepScenario(fixes, p),
-            List.of(Params.DEFAULT, Params.of("maxTokens", 2)));
+            List.of(Params.DEFAULT, Params.of("maxTokens", 2))),
+    PlaceholderUnderflowOnPreempt(
+            Component.SCHEDULER,
+            "#48245 (reworks #47900; family #46066, #45430, #42492)",
+            Closers.of(Fix.STALE_OUTPUT_AFTER_PREEMPT),
+            Expectation.BUG_FOUND,
+            Window.ORDER,
+            vllmrace.races.scheduler.PlaceholderUnderflowOnPreemptScenario.Outcome.class,
+            (fixes, p) -> new vllmrace.races.scheduler.PlaceholderUnderflowOnPreemptScenario(fixes, p),
+            List.of(Params.DEFAULT, Params.of("promptBlocks", 2))),
+    PreemptedInFinalStepEmptyBlocks(
+            Component.SCHEDULER,
+            "#50297 (replaces #48141; built on #48245)",
+            Closers.of(Fix.REQUIRES_KV_DELIVERY),
+            Expectation.BUG_FOUND,
+            Window.ORDER,
+            vllmrace.races.scheduler.PreemptedInFinalStepEmptyBlocksScenario.Outcome.class,
+            (fixes, p) -> new vllmrace.races.scheduler.PreemptedInFinalStepEmptyBlocksScenario(fixes, p),
+            List.of(Params.DEFAULT, Params.of("stopToken", 1), Params.of("promptBlocks", 2)));
 
     /** Where {@link StoryIndex} puts the stories on the class path. */
     public static final String STORIES = "vllmrace/races/stories";

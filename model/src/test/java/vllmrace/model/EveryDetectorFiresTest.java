@@ -21,9 +21,11 @@ import vllmrace.model.frontend.FrontendSeams;
 import vllmrace.model.kv.BlockPool;
 import vllmrace.model.kv.KvCacheBlock;
 import vllmrace.model.kv.KvCacheManager;
+import vllmrace.model.sched.ModelRunnerOutput;
 import vllmrace.model.sched.Request;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.model.sched.Scheduler;
+import vllmrace.model.sched.SchedulerOutput;
 import vllmrace.model.sched.SchedulerSeams;
 import vllmrace.races.Race;
 import vllmrace.races.RaceScenario;
@@ -136,6 +138,33 @@ class EveryDetectorFiresTest {
                 ViolationKind.REQUEST_STUCK));
         SITUATIONS.put(ViolationKind.REQUEST_LEAKED, () -> firstScheduleWith(Race.DelayFreedNeverReleased,
                 ViolationKind.REQUEST_LEAKED));
+        SITUATIONS.put(ViolationKind.EMPTY_KV_HANDOFF, () -> {
+            // a producer (NIXL prefill side) without #50297: R is preempted with its only step in flight, then finishes
+            ViolationLog log = new ViolationLog();
+            KvCacheManager kv = new KvCacheManager(new BlockPool(1, log), 4, log);
+            Scheduler s = new Scheduler(FixSet.all().without(Fix.REQUIRES_KV_DELIVERY), log, kv,
+                    new TestAsyncConnector(kv, TestAsyncConnector.SavePolicy.ON_SUCCESS));
+            s.addRequest(new Request("R", 1, 4, 1));
+            SchedulerOutput step = s.schedule();
+            s.preemptRequest("R");
+            s.updateFromOutput(step, ModelRunnerOutput.execute(step));
+            return log.all();
+        });
+        SITUATIONS.put(ViolationKind.OUTPUT_PLACEHOLDER_UNDERFLOW, () -> {
+            // scheduler.py@00024d31 (no #48245): R is preempted with its step-1 output in flight and resumed before that
+            // output returns (a pipeline deeper than 2); the resume reserves no placeholder, its output drains one anyway
+            ViolationLog log = new ViolationLog();
+            KvCacheManager kv = new KvCacheManager(new BlockPool(4, log), 4, log);
+            Scheduler s = new Scheduler(FixSet.all().without(Fix.STALE_OUTPUT_AFTER_PREEMPT), log, kv,
+                    new TestAsyncConnector(kv, TestAsyncConnector.SavePolicy.NEVER));
+            s.addRequest(new Request("R", 1, 4, 3));
+            SchedulerOutput first = s.schedule();
+            s.preemptRequest("R");
+            SchedulerOutput resume = s.schedule();
+            s.updateFromOutput(first, ModelRunnerOutput.execute(first));
+            s.updateFromOutput(resume, ModelRunnerOutput.execute(resume));
+            return log.all();
+        });
         SITUATIONS.put(ViolationKind.ENGINE_ASSERT, () -> firstScheduleWith(Race.DelayFreedIdReuse, FixSet.none(),
                 ViolationKind.ENGINE_ASSERT));
     }

@@ -804,4 +804,116 @@ class FixSwitchTest {
             assertEquals(0, rig.kvCacheManager().numUsedBlocks(), "step 2 can still write a block the pool hands out");
         }
     }
+
+    @Nested
+    @DisplayName("STALE_OUTPUT_AFTER_PREEMPT (#48245)")
+    class StaleOutputAfterPreempt {
+        /** R's step 1 (its prefill, one placeholder) is in flight when a harness preempts it; then two schedules. */
+        private Scheduler preemptedInFlight(FixSet fixes, ViolationLog log, SchedulerOutput[] steps) {
+            KvCacheManager kv = new KvCacheManager(new BlockPool(4, log), 4, log);
+            Scheduler s = new Scheduler(fixes, log, kv, new TestAsyncConnector(kv, SavePolicy.NEVER));
+            s.addRequest(new Request("R", 1, 4, 3));
+            steps[0] = s.schedule();
+            assertEquals(1, s.getRequest("R").numOutputPlaceholders());
+            s.preemptRequest("R");
+            steps[1] = s.schedule(); // before update_from_output(1), as a pipeline deeper than 2 runs it
+            return s;
+        }
+
+        @Test
+        void onTheInFlightOutputIsStaleDeliveredWithoutDrainingThePlaceholdersAndTheResumeWaitsForIt() {
+            ViolationLog log = new ViolationLog();
+            SchedulerOutput[] steps = new SchedulerOutput[2];
+            Scheduler s = preemptedInFlight(ALL, log, steps);
+            Request r = s.getRequest("R");
+            assertEquals(0, r.numOutputPlaceholders(), "zeroed at preemption");
+            assertEquals(4, r.numStaleOutputTokens(), "num_stale_output_tokens = num_in_flight_tokens");
+            assertTrue(steps[1].numScheduledTokens().isEmpty(), "deliverable stale output in flight: no resume yet");
+            s.updateFromOutput(steps[0], ModelRunnerOutput.execute(steps[0]));
+            assertEquals(1, r.numOutputTokens(), "lossless: the stale token is delivered");
+            assertEquals(0, r.numStaleOutputTokens());
+            assertEquals(0, r.numOutputPlaceholders(), "a stale delivery does not decrement");
+            for (int i = 0; i < 4 && !r.isFinished(); i++) {
+                SchedulerOutput out = s.schedule();
+                s.updateFromOutput(out, ModelRunnerOutput.execute(out));
+            }
+            assertEquals(RequestStatus.FINISHED_LENGTH_CAPPED, r.status());
+            assertEquals(3, r.numOutputTokens());
+            assertTrue(log.isEmpty(), log.toString());
+        }
+
+        @Test
+        void offThePlaceholderStaysAndAResumeBeforeTheOutputReturnsUnderflowsIt() {
+            ViolationLog log = new ViolationLog();
+            SchedulerOutput[] steps = new SchedulerOutput[2];
+            Scheduler s = preemptedInFlight(ALL.without(Fix.STALE_OUTPUT_AFTER_PREEMPT), log, steps);
+            Request r = s.getRequest("R");
+            assertEquals(1, r.numOutputPlaceholders(), "scheduler.py@00024d31: _preempt_request leaves it");
+            assertEquals(4, steps[1].numScheduledTokens().get("R"), "resumed at once");
+            assertEquals(1, r.numOutputPlaceholders(), "is_prefill_chunk (stale placeholder counted): none reserved");
+            s.updateFromOutput(steps[0], ModelRunnerOutput.execute(steps[0]));
+            assertEquals(0, r.numOutputPlaceholders());
+            assertFalse(log.has(ViolationKind.OUTPUT_PLACEHOLDER_UNDERFLOW));
+            s.updateFromOutput(steps[1], ModelRunnerOutput.execute(steps[1]));
+            assertEquals(-1, r.numOutputPlaceholders());
+            assertTrue(log.has(ViolationKind.OUTPUT_PLACEHOLDER_UNDERFLOW), log.toString());
+            assertTrue(log.engineDead());
+        }
+    }
+
+    @Nested
+    @DisplayName("REQUIRES_KV_DELIVERY (#50297)")
+    class RequiresKvDelivery {
+        /** A producer (NIXL prefill side) with a pool of 1: R's only step is in flight when a harness preempts it. */
+        private EngineCoreRig preemptedInFinalStep(FixSet fixes) {
+            EngineCoreRig rig = new EngineCoreRig(fixes, SavePolicy.ON_SUCCESS, 1);
+            rig.sendAdd("R", 4, 1);
+            rig.engineCore().processInputQueue();
+            SchedulerOutput step = rig.scheduler().schedule();
+            rig.track("R");
+            rig.scheduler().preemptRequest("R");
+            assertEquals(0, rig.kvCacheManager().numBlocks("R"));
+            rig.scheduler().updateFromOutput(step, ModelRunnerOutput.execute(step));
+            return rig;
+        }
+
+        @Test
+        void onTheStaleFinalTokenIsDroppedAndRIsRecomputedIntoBlocksItHandsOff() {
+            EngineCoreRig rig = preemptedInFinalStep(ALL);
+            Request r = rig.request("R");
+            assertTrue(r.dropStaleOutput());
+            assertEquals(RequestStatus.PREEMPTED, r.status(), "the output was dropped: R stays in waiting");
+            assertEquals(0, r.numOutputTokens());
+            assertEquals(0, rig.connector().requestFinishedCalls("R"));
+            rig.runToQuiescence();
+            assertEquals(RequestStatus.FINISHED_LENGTH_CAPPED, r.status());
+            assertEquals(1, rig.connector().requestFinishedCalls("R"));
+            assertTrue(rig.violations().isEmpty(), rig.violations().toString());
+            assertTrue(rig.allFreed(), "handed off, sent, freed");
+        }
+
+        @Test
+        void onANonProducerDeliversTheStaleOutputLosslessly() {
+            EngineCoreRig rig = new EngineCoreRig(ALL, SavePolicy.NEVER, 1); // decode side: requires_kv_delivery False
+            rig.sendAdd("R", 4, 1);
+            rig.engineCore().processInputQueue();
+            SchedulerOutput step = rig.scheduler().schedule();
+            rig.track("R");
+            rig.scheduler().preemptRequest("R");
+            assertFalse(rig.request("R").dropStaleOutput());
+            rig.scheduler().updateFromOutput(step, ModelRunnerOutput.execute(step));
+            assertEquals(RequestStatus.FINISHED_LENGTH_CAPPED, rig.request("R").status(), "#48245 alone: delivered, finished");
+            assertTrue(rig.violations().isEmpty(), "not a producer: no hand-off to check " + rig.violations());
+        }
+
+        @Test
+        void offRFinishesNormallyAndRequestFinishedGetsNoBlocks() {
+            EngineCoreRig rig = preemptedInFinalStep(ALL.without(Fix.REQUIRES_KV_DELIVERY));
+            Request r = rig.request("R");
+            assertEquals(RequestStatus.FINISHED_LENGTH_CAPPED, r.status());
+            assertEquals(1, rig.connector().requestFinishedCalls("R"));
+            assertTrue(rig.has(ViolationKind.EMPTY_KV_HANDOFF), rig.violations().toString());
+            assertTrue(rig.scheduler().waitingSnapshot().isEmpty(), "stopped_preempted_reqs: removed from waiting");
+        }
+    }
 }

@@ -41,4 +41,21 @@ public interface KvConnectorBaseV1 {
 
     /** {@code update_connector_output(kv_connector_output)}: the workers' aggregated report of this step. */
     void updateConnectorOutput(KvConnectorOutput kvConnectorOutput);
+
+    /**
+     * {@code KVConnectorBase_V1.requires_kv_delivery} (#50297): "Whether this connector hands off KV that must be reliably
+     * delivered. ... Defaults to the producer role, since only a producer hands KV off when a request completes." Read by
+     * the scheduler only with {@code Fix.REQUIRES_KV_DELIVERY}. Default: not a producer.
+     */
+    default boolean requiresKvDelivery() {
+        return false;
+    }
+
+    /**
+     * {@code kv_transfer_config.is_kv_consumer}: the connector fills blocks from elsewhere (kv_consumer or kv_both), so a
+     * load may write a block an in-flight step still writes; #45357 defers block frees only then. Default: no.
+     */
+    default boolean isKvConsumer() {
+        return false;
+    }
 }

@@ -247,6 +247,18 @@ public final class TestAsyncConnector implements KvConnectorBaseV1, KvConnectorW
         return new RequestFinishedResult(true, Map.of("remote_block_ids", List.copyOf(blockIds)));
     }
 
+    /** The NIXL prefill side ({@link SavePolicy#ON_SUCCESS}) is the KV producer: {@code is_kv_producer}. */
+    @Override
+    public boolean requiresKvDelivery() {
+        return savePolicy == SavePolicy.ON_SUCCESS;
+    }
+
+    /** The NIXL decode side ({@link SavePolicy#NEVER}) and an offloader that loads and saves ({@link SavePolicy#ALWAYS}, kv_both). */
+    @Override
+    public boolean isKvConsumer() {
+        return savePolicy != SavePolicy.ON_SUCCESS;
+    }
+
     @Override
     public synchronized void updateConnectorOutput(KvConnectorOutput kvConnectorOutput) {
         Objects.requireNonNull(kvConnectorOutput, "kvConnectorOutput");

@@ -54,6 +54,17 @@ public enum ViolationKind {
     DUPLICATE_TRANSFER_EVENT("CN1", false),
     /** An aborted request was completed as a success (the connector keeps its blocks pinned for a decode that never comes). */
     ABORT_OVERTAKEN_BY_COMPLETION("#29987", false),
+    /**
+     * SC6: {@code num_output_placeholders} (sampling positions dispatched but not yet delivered) went below zero: upstream's
+     * {@code assert request.num_output_placeholders >= 0} in {@code AsyncScheduler._update_request_with_output} fails and
+     * EngineCore dies (#48245).
+     */
+    OUTPUT_PLACEHOLDER_UNDERFLOW("SC6", true),
+    /**
+     * CN3: a KV producer's {@code request_finished} for a normally finished request that computed KV (it sampled output)
+     * got an empty block list: the hand-off sends nothing, and the decode side never gets the KV (#50297).
+     */
+    EMPTY_KV_HANDOFF("CN3", false),
     /** An upstream assert on the EngineCore busy loop fired: the engine is dead. */
     ENGINE_ASSERT("engine", true),
     /**

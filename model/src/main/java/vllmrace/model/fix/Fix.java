@@ -169,7 +169,35 @@ public enum Fix {
             merged("#45357", "scheduler.py after #45357 (6cf7b26b and v0.27.1 copies; 00024d31 is before it)",
                     "Scheduler._free_request_blocks / _drain_deferred_frees, sched_step_seq, processed_step_seq, "
                             + "Request.last_sched_seq; KVCacheManager.pop_blocks_for_free"),
-            "the blocks of a request freed while a step that scheduled it is in flight return only after that step is processed");
+            "the blocks of a request freed while a step that scheduled it is in flight return only after that step is processed"),
+    /**
+     * #48245's lossless stale marking: {@code _preempt_request} sets {@code num_stale_output_tokens = num_in_flight_tokens}
+     * and {@code num_output_placeholders = 0}; {@code update_from_output} drains each in-flight step's share and delivers
+     * its tokens without decrementing the reset placeholders ({@code is_stale}), and the waiting loop holds back a resume
+     * while deliverable stale output is in flight. Without it (scheduler.py@00024d31) the preemption leaves the
+     * placeholders of the in-flight steps counted, and a resume before they return is classed a prefill chunk.
+     */
+    STALE_OUTPUT_AFTER_PREEMPT(
+            merged("#48245", "v0.27.1 (#48245 by njhill reworks #47900) as copied verbatim by the vllm-ascend backport of #49675 "
+                            + "(research-14a id 66143283865); _preempt_request and async_scheduler.py copies ids 66053724462, 70145277602",
+                    "Scheduler._preempt_request: request.num_stale_output_tokens = request.num_in_flight_tokens; "
+                            + "request.num_output_placeholders = 0; AsyncScheduler._update_request_with_output: if not is_stale: "
+                            + "request.num_output_placeholders -= len(new_token_ids); assert request.num_output_placeholders >= 0"),
+            "a preemption marks the in-flight output stale: it is delivered without draining the reset placeholders"),
+    /**
+     * #50297: a connector that hands KV off ({@code requires_kv_delivery}, the producer role) has a preempted request's
+     * in-flight output dropped ({@code drop_stale_output}), so a request preempted in its final step is requeued and
+     * recomputed instead of finishing with the blocks the preemption freed. Acts through
+     * {@link #STALE_OUTPUT_AFTER_PREEMPT}'s stale marking, as upstream (#50297 is built on #48245).
+     */
+    REQUIRES_KV_DELIVERY(
+            merged("#50297", "v0.27.1 (#50297 by njhill replaces #48141) as copied verbatim by the vllm-ascend backport of #49675 "
+                            + "(research-14a id 66143283865); base.py copies ids 58850042901, 68753030539",
+                    "Scheduler.schedule: self._preempt_request(preempted_req, scheduled_timestamp, "
+                            + "drop_stale_output=self.requires_kv_delivery); update_from_output: if output_is_stale and "
+                            + "request.drop_stale_output: continue; KVConnectorBase_V1.requires_kv_delivery: "
+                            + "return self._kv_transfer_config.is_kv_producer"),
+            "a KV producer's preempted request drops its stale output and is recomputed, so its hand-off has blocks");
 
     private final Provenance provenance;
     private final String description;

@@ -10,7 +10,9 @@ import vllmrace.model.upstream.UpstreamPins;
  *
  * <p>{@code arrivalTime} is the model's logical clock value handed out by the frontend, unique per
  * frontend request; detectors use it to tell apart two requests that share one {@code requestId}.
- * {@code numOutputPlaceholders} mirrors the async scheduler's count of tokens scheduled but not yet sampled.
+ * {@code numOutputPlaceholders} mirrors the async scheduler's count of tokens scheduled but not yet sampled; the
+ * preemption fields ({@code num_preemptions}, {@code num_in_flight_tokens} of #47728, {@code num_stale_output_tokens} and
+ * {@code drop_stale_output} of #48245) follow {@code request.py} as the research-14a copies quote it.
  */
 public final class Request {
     private final String requestId;
@@ -23,6 +25,10 @@ public final class Request {
     private int numOutputTokens;
     private int numOutputPlaceholders;
     private int numFreeRequestCalls;
+    private int numPreemptions;
+    private int numInFlightTokens;
+    private int numStaleOutputTokens;
+    private boolean dropStaleOutput;
 
     /** A request with an empty prompt: every step schedules one token (the frontend model's requests). */
     public Request(String requestId, long arrivalTime, int maxTokens) {
@@ -110,9 +116,12 @@ public final class Request {
         numComputedTokens = n;
     }
 
-    /** Prompt tokens not yet computed; 0 once the request decodes. */
+    /**
+     * Tokens known ({@code num_tokens}: prompt plus delivered output) not yet computed; 0 once the request decodes. After a
+     * preemption ({@code num_computed_tokens = 0}) the resume recomputes the prompt and every output token delivered so far.
+     */
     int numPromptTokensToCompute() {
-        return Math.max(0, numPromptTokens - numComputedTokens);
+        return Math.max(0, numPromptTokens + numOutputTokens - numComputedTokens);
     }
 
     public int numOutputTokens() {
@@ -131,10 +140,56 @@ public final class Request {
         numOutputPlaceholders++;
     }
 
+    /**
+     * {@code request.num_output_placeholders -= len(new_token_ids)} ({@code AsyncScheduler._update_request_with_output}):
+     * unclamped, as upstream; the caller checks upstream's {@code assert request.num_output_placeholders >= 0}.
+     */
     void removeOutputPlaceholder() {
-        if (numOutputPlaceholders > 0) {
-            numOutputPlaceholders--;
-        }
+        numOutputPlaceholders--;
+    }
+
+    /** {@code request.num_output_placeholders = 0} (#48245's {@code _preempt_request}). */
+    void clearOutputPlaceholders() {
+        numOutputPlaceholders = 0;
+    }
+
+    /** {@code request.num_preemptions}: how often {@code _preempt_request} ran for this request. */
+    public int numPreemptions() {
+        return numPreemptions;
+    }
+
+    void countPreemption() {
+        numPreemptions++;
+    }
+
+    /**
+     * {@code request.num_in_flight_tokens} (#47728): tokens scheduled in steps whose output has not been processed yet;
+     * {@code _update_after_schedule} adds, {@code update_from_output} subtracts.
+     */
+    public int numInFlightTokens() {
+        return numInFlightTokens;
+    }
+
+    void addInFlightTokens(int n) {
+        numInFlightTokens += n;
+    }
+
+    /** {@code request.num_stale_output_tokens} (#48245): the in-flight tokens scheduled before the last preemption. */
+    public int numStaleOutputTokens() {
+        return numStaleOutputTokens;
+    }
+
+    void setNumStaleOutputTokens(int n) {
+        numStaleOutputTokens = n;
+    }
+
+    /** {@code request.drop_stale_output} (#48245, set by #50297's requires_kv_delivery): stale output is discarded. */
+    public boolean dropStaleOutput() {
+        return dropStaleOutput;
+    }
+
+    void setDropStaleOutput(boolean drop) {
+        dropStaleOutput = drop;
     }
 
     /** How often {@code _free_request} ran for this object (contract: at most once). */

@@ -39,7 +39,9 @@ import vllmrace.model.upstream.UpstreamPins;
  *
  * <p>A failed async KV load follows {@code kv_load_failure_policy} ({@link KvLoadFailurePolicy}; {@code "fail"} by
  * default since #34896): see {@link #handleInvalidBlocks}. {@code _free_blocks} asserts {@code request.is_finished()}.
- * Simplified: no sync loads, no prefix cache (so no block sharing, eviction or {@code cache_blocks}), no preemption.
+ * Simplified: no sync loads, no prefix cache (so no block sharing, eviction or {@code cache_blocks}), no chunked prefill,
+ * FCFS only. Preemption follows 00024d31 ({@link #preemptRequest(Request, boolean)}), with #48245's stale marking
+ * ({@link Fix#STALE_OUTPUT_AFTER_PREEMPT}) and #50297's drop for KV producers ({@link Fix#REQUIRES_KV_DELIVERY}).
  *
  * <p>Race consequences are recorded in the {@link ViolationLog}, never thrown: a second {@code _free_request}
  * (SC1), {@code _free_blocks} of a missing id or a transfer report for one (SC2; upstream KeyError / assert,
@@ -210,25 +212,59 @@ public final class Scheduler {
      * waiting requests: a {@code WAITING_FOR_REMOTE_KVS} request is promoted only once its {@code finished_recving}
      * arrived ({@code _update_waiting_for_remote_kv}); a new request asks the connector for external tokens, and an
      * async load allocates the blocks, starts the load ({@code update_state_after_alloc}) and parks the request
-     * in {@code WAITING_FOR_REMOTE_KVS}. A request whose blocks cannot be allocated waits (no preemption modelled).
+     * in {@code WAITING_FOR_REMOTE_KVS}. A running request whose blocks cannot be allocated preempts the tail of
+     * {@code running} (FCFS {@code self.running.pop()}) until the allocation succeeds or the victim is itself, which ends
+     * the running loop; in a step that preempted, no waiting request is admitted ({@code if not preempted_reqs}). A
+     * waiting request whose blocks cannot be allocated waits. A PREEMPTED request in {@code waiting} is admitted like a new
+     * one and recomputes its prompt and delivered output; with #48245 not while deliverable stale output is in flight.
      * Finally ships {@code finished_req_ids} and starts a new set ({@code _update_after_schedule}).
      */
     public synchronized SchedulerOutput schedule() {
         UpstreamPins.enter(UpstreamPin.SCHEDULER_SCHEDULE);
         Map<String, Integer> numScheduledTokens = new LinkedHashMap<>();
-        for (Request request : running) {
+        List<Request> preemptedReqs = new ArrayList<>();
+        int reqIndex = 0;
+        while (reqIndex < running.size()) {
+            Request request = running.get(reqIndex);
             if (request.numOutputTokens() + request.numOutputPlaceholders() >= request.maxTokens()) {
+                reqIndex++;
                 continue; // AsyncScheduler: the previous step already reaches max_tokens
             }
             int n = numTokensToSchedule(request);
-            if (allocateSlots(request, n)) {
-                numScheduledTokens.put(request.requestId(), n);
+            boolean allocated;
+            while (true) {
+                allocated = allocateSlots(request, n);
+                if (allocated) {
+                    break;
+                }
+                // "The request cannot be scheduled. Preempt the lowest-priority request." (FCFS: self.running.pop())
+                Request preemptedReq = running.remove(running.size() - 1);
+                if (numScheduledTokens.remove(preemptedReq.requestId()) != null) {
+                    reqIndex--; // scheduled earlier in this step: its tokens go back (upstream's PRIORITY branch)
+                }
+                preemptRequest(preemptedReq, fixes.isOn(Fix.REQUIRES_KV_DELIVERY) && connector != null && connector.requiresKvDelivery());
+                preemptedReqs.add(preemptedReq);
+                if (preemptedReq == request) {
+                    break; // "No more request to preempt. Cannot schedule this request."
+                }
             }
+            if (!allocated) {
+                break; // "Cannot schedule this request."
+            }
+            numScheduledTokens.put(request.requestId(), n);
+            reqIndex++;
         }
         Deque<Request> skippedWaiting = new ArrayDeque<>();
         boolean passedBlockless = false; // #57841: the scan has skipped a request that holds no blocks
-        while (!waiting.isEmpty()) {
+        while (preemptedReqs.isEmpty() && !waiting.isEmpty()) { // "if not preempted_reqs": no admission in a step that preempted
             Request request = waiting.peekFirst();
+            if (fixes.isOn(Fix.STALE_OUTPUT_AFTER_PREEMPT) && request.numStaleOutputTokens() > 0 && !request.dropStaleOutput()) {
+                // #48245: "Deliverable stale output still in flight: resuming now could resample a position that output
+                // later delivers. It drains within the pipeline depth."
+                passedBlockless |= holdsNoBlocks(request);
+                skippedWaiting.add(waiting.pollFirst());
+                continue;
+            }
             if (request.status() == RequestStatus.WAITING_FOR_REMOTE_KVS) {
                 if (!updateWaitingForRemoteKv(request)) {
                     passedBlockless |= holdsNoBlocks(request);
@@ -297,7 +333,15 @@ public final class Scheduler {
                 continue;
             }
             request.addComputedTokens(scheduled.getValue());
-            request.addOutputPlaceholder();
+            request.addInFlightTokens(scheduled.getValue());
+            // is_prefill_chunk = num_computed_tokens < num_tokens + num_output_placeholders; AsyncScheduler reserves a
+            // placeholder only for a step that samples (never a chunk here, the model does not split prompts, except a
+            // resume whose stale placeholders are still counted: scheduler.py@00024d31 left them at preemption)
+            boolean isPrefillChunk = request.numComputedTokens()
+                    < request.numPromptTokens() + request.numOutputTokens() + request.numOutputPlaceholders();
+            if (!isPrefillChunk) {
+                request.addOutputPlaceholder();
+            }
             if (deferBlockFree()) {
                 lastSchedSeq.put(request, schedStepSeq); // record the in-flight step, to fence deferred block freeing
             }
@@ -351,6 +395,19 @@ public final class Scheduler {
         Set<String> failedKvLoadReqIds = handleInvalidBlocks(modelRunnerOutput.kvConnectorOutput().invalidBlockIds());
         for (Map.Entry<String, Integer> scheduled : schedulerOutput.numScheduledTokens().entrySet()) {
             Request request = requests.get(scheduled.getKey());
+            boolean outputIsStale = false;
+            if (request != null) {
+                request.addInFlightTokens(-scheduled.getValue());
+                if (fixes.isOn(Fix.STALE_OUTPUT_AFTER_PREEMPT) && request.numStaleOutputTokens() > 0) {
+                    // #48245: "Drain any stale share (see _preempt_request) in lockstep."
+                    outputIsStale = true;
+                    request.setNumStaleOutputTokens(request.numStaleOutputTokens() - scheduled.getValue());
+                    if (request.numStaleOutputTokens() < 0) {
+                        violations.record(ViolationKind.ENGINE_ASSERT, request.requestId(), "update_from_output(step "
+                                + schedulerOutput.step() + "): assert request.num_stale_output_tokens >= 0 fails for " + request);
+                    }
+                }
+            }
             if (request == null || failedKvLoadReqIds.contains(scheduled.getKey())) {
                 continue; // aborted while the model was executing it; or its KV load failed
             }
@@ -361,10 +418,20 @@ public final class Scheduler {
                 violations.record(ViolationKind.OUTPUT_FOR_FINISHED_REQUEST, request.requestId(),
                         "update_from_output(step " + schedulerOutput.step() + ") appends a token to " + request);
             }
+            if (outputIsStale && request.dropStaleOutput()) {
+                continue; // #48245/#50297: "Drop-mode stale output ... is discarded entirely"
+            }
             if (!modelRunnerOutput.reqIds().contains(request.requestId())) {
                 continue;
             }
-            request.removeOutputPlaceholder();
+            if (!outputIsStale) {
+                request.removeOutputPlaceholder();
+                if (request.numOutputPlaceholders() < 0) {
+                    violations.record(ViolationKind.OUTPUT_PLACEHOLDER_UNDERFLOW, request.requestId(), "update_from_output(step "
+                            + schedulerOutput.step() + ") for " + request + ": num_output_placeholders = " + request.numOutputPlaceholders()
+                            + ", AsyncScheduler._update_request_with_output's assert num_output_placeholders >= 0 fails, EngineCore dies");
+                }
+            }
             request.appendOutputToken();
             String finishReason = checkStop(request);
             if (finishReason != null) {
@@ -521,6 +588,56 @@ public final class Scheduler {
     }
 
     /**
+     * A harness's preemption of one running request, as {@code schedule()}'s running loop does it when an allocation fails:
+     * removed from {@code running}, then {@code _preempt_request} ({@link #preemptRequest(Request, boolean)}), with
+     * {@code drop_stale_output} as #50297 passes it ({@code requires_kv_delivery}, with {@link Fix#REQUIRES_KV_DELIVERY}).
+     *
+     * @throws NotPreemptableException for an id the scheduler does not hold, or a request that is not RUNNING (upstream's
+     *     {@code assert request.status == RequestStatus.RUNNING}); nothing changes
+     * @throws NullPointerException for a null id (nothing changes)
+     */
+    public synchronized void preemptRequest(String requestId) {
+        Objects.requireNonNull(requestId, "requestId");
+        Request request = requests.get(requestId);
+        if (request == null) {
+            throw new NotPreemptableException(requestId, "the scheduler holds no request " + requestId);
+        }
+        if (request.status() != RequestStatus.RUNNING || !running.contains(request)) {
+            throw new NotPreemptableException(requestId, "only running requests can be preempted, " + request + " is not");
+        }
+        running.remove(request);
+        preemptRequest(request, fixes.isOn(Fix.REQUIRES_KV_DELIVERY) && connector != null && connector.requiresKvDelivery());
+    }
+
+    /**
+     * {@code Scheduler._preempt_request} (scheduler.py@00024d31): {@code kv_cache_manager.free(request)} (the blocks go
+     * back to the pool at once), status PREEMPTED, {@code num_computed_tokens = 0}, {@code num_preemptions += 1}, and
+     * {@code waiting.prepend_request(request)}; no {@code request_finished}, no connector call. The request was popped from
+     * {@code running} by the caller. At 00024d31 {@code num_output_placeholders} is left as it is; with
+     * {@link Fix#STALE_OUTPUT_AFTER_PREEMPT} (#48245) the in-flight output is marked stale
+     * ({@code num_stale_output_tokens = num_in_flight_tokens}, {@code drop_stale_output = drop_stale_output or (previous
+     * drop and stale share left)}) and the placeholders are zeroed. {@code dropStaleOutput} is #50297's argument.
+     */
+    private void preemptRequest(Request request, boolean dropStaleOutput) {
+        UpstreamPins.enter(UpstreamPin.SCHEDULER_PREEMPT_REQUEST);
+        if (request.status() != RequestStatus.RUNNING) {
+            violations.record(ViolationKind.ENGINE_ASSERT, request.requestId(),
+                    "_preempt_request(" + request + "): assert request.status == RequestStatus.RUNNING fails, EngineCore dies");
+            return;
+        }
+        freeRequestBlocks(request); // after #45357 also deferred while a step that scheduled it is in flight
+        request.setStatus(RequestStatus.PREEMPTED);
+        request.setNumComputedTokens(0);
+        if (fixes.isOn(Fix.STALE_OUTPUT_AFTER_PREEMPT)) {
+            request.setDropStaleOutput(dropStaleOutput || (request.dropStaleOutput() && request.numStaleOutputTokens() > 0));
+            request.setNumStaleOutputTokens(request.numInFlightTokens());
+            request.clearOutputPlaceholders();
+        }
+        request.countPreemption();
+        waiting.addFirst(request);
+    }
+
+    /**
      * {@code Scheduler._free_request(request, delay_free_blocks)}: contract says it runs at most once per request
      * (SC1). Asks the connector ({@code _connector_finished} → {@code request_finished}), ships the id in the next
      * {@code finished_req_ids}, and frees the blocks now unless the scheduler or the connector delays it.
@@ -547,7 +664,14 @@ public final class Scheduler {
         if (connector == null) {
             return RequestFinishedResult.FREE_NOW;
         }
-        return connector.requestFinished(request, kvCacheManager.getBlockIds(request.requestId()));
+        List<Integer> blockIds = kvCacheManager.getBlockIds(request.requestId());
+        if (blockIds.isEmpty() && connector.requiresKvDelivery() && request.numOutputTokens() > 0
+                && (request.status() == RequestStatus.FINISHED_STOPPED || request.status() == RequestStatus.FINISHED_LENGTH_CAPPED)) {
+            violations.record(ViolationKind.EMPTY_KV_HANDOFF, request.requestId(), "request_finished(" + request + ", []): "
+                    + "a normal finish of a request that computed KV hands the producer connector no blocks; nothing is sent"
+                    + (request.numPreemptions() > 0 ? " (preempted " + request.numPreemptions() + "x, its blocks freed)" : ""));
+        }
+        return connector.requestFinished(request, blockIds);
     }
 
     /**
@@ -573,9 +697,12 @@ public final class Scheduler {
         requests.remove(request.requestId());
     }
 
-    /** #45357 is on for a scheduler with a KV connector (upstream: a KV consumer with more than one batch in flight). */
+    /**
+     * #45357's {@code defer_block_free}: with a KV-consumer connector ({@code is_kv_consumer}) and more than one batch in
+     * flight; with one batch (the frontend instance) every step is processed before the next, so a deferred free is a free.
+     */
     private boolean deferBlockFree() {
-        return connector != null && fixes.isOn(Fix.DEFER_BLOCK_FREE);
+        return connector != null && connector.isKvConsumer() && fixes.isOn(Fix.DEFER_BLOCK_FREE);
     }
 
     /**
@@ -666,7 +793,7 @@ public final class Scheduler {
 
     /**
      * What another busy-loop iteration could change, for the bounded liveness check: each request in {@code requests}
-     * (status, tokens, blocks), the queues in order, the finished and recv sets, and each pending #46289 reclaim's
+     * (status, tokens, blocks, placeholders, stale share, preemptions), the queues in order, the finished and recv sets, and each pending #46289 reclaim's
      * remaining steps (a timer still running is progress to come). The step counter itself is left out: an engine that
      * schedules nothing still counts steps.
      */
@@ -675,7 +802,9 @@ public final class Scheduler {
         for (Request r : requests.values()) {
             b.append(r.requestId()).append('@').append(r.arrivalTime()).append(' ').append(r.status()).append(' ')
                     .append(r.numComputedTokens()).append('/').append(r.numOutputTokens()).append(' ')
-                    .append(kvCacheManager == null ? 0 : kvCacheManager.numBlocks(r.requestId())).append(';');
+                    .append(kvCacheManager == null ? 0 : kvCacheManager.numBlocks(r.requestId()))
+                    .append(" ph ").append(r.numOutputPlaceholders()).append(" stale ").append(r.numStaleOutputTokens())
+                    .append(" preempted ").append(r.numPreemptions()).append(';');
         }
         b.append(" waiting ").append(waiting.stream().map(Request::requestId).toList())
                 .append(" running ").append(running.stream().map(Request::requestId).toList())

@@ -25,6 +25,7 @@ public enum UpstreamPin {
     SCHEDULER_FREE_REQUEST("vllm/v1/core/sched/scheduler.py", "Scheduler._free_request", "00024d314514900f361ad072af6931e403b7f589", "6037a9896a3fa294"),
     SCHEDULER_CONNECTOR_FINISHED("vllm/v1/core/sched/scheduler.py", "Scheduler._connector_finished", "00024d314514900f361ad072af6931e403b7f589", "85f051b40a37e389"),
     SCHEDULER_FREE_BLOCKS("vllm/v1/core/sched/scheduler.py", "Scheduler._free_blocks", "00024d314514900f361ad072af6931e403b7f589", "256642c33682c7fb"),
+    SCHEDULER_PREEMPT_REQUEST("vllm/v1/core/sched/scheduler.py", "Scheduler._preempt_request", "00024d314514900f361ad072af6931e403b7f589", "df17c46c79d05677"),
     SCHEDULER_HAS_FINISHED_REQUESTS("vllm/v1/core/sched/scheduler.py", "Scheduler.has_finished_requests", "00024d314514900f361ad072af6931e403b7f589", "6aac173710282a24"),
     CHECK_STOP("vllm/v1/core/sched/utils.py", "check_stop", "6110ea2910f2b99edfec706a8f72ba827d9b7631", "28b282a40754c9db"),
     KV_CACHE_MANAGER_ALLOCATE_SLOTS("vllm/v1/core/kv_cache_manager.py", "KVCacheManager.allocate_slots", "ace980e6de0540f49b0c63248437a1a7807590c1", "2ac356de967dabe0"),

@@ -23,7 +23,8 @@ import vllmrace.races.Violating;
  *
  * <p><b>Set-up and actors.</b> One scenario for LateLoadCompletionUnion and its aggravating factor PullIntoFreedBlocks.
  * The decode engine's MultiConnector has a NIXL decode child (first in config, so chosen) and an LMCache child (loads
- * only here). A pool of ONE block. R (4-token prompt, max_tokens 1) has remote-prefill params AND an LMCache prefix hit;
+ * only here). A pool of ONE block. R (4-token prompt, max_tokens 1; at {@code stopToken} 1 a 3-token prompt and max_tokens
+ * 2, so its decode step fits in its block and nothing is preempted) has remote-prefill params AND an LMCache prefix hit;
  * R2 (local) waits for a block. One busy-loop iteration: schedule(1) allocates R's block B;
  * {@code update_state_after_alloc} is broadcast, so both the NIXL pull and the LMCache load start into B; R is
  * WAITING_FOR_REMOTE_KVS. Actor 1: the worker: the LMCache load of R completes (fast, CPU memory); four polls find the
@@ -95,9 +96,13 @@ public final class LateLoadCompletionUnionScenario extends ConnectorRaceScenario
         this.stopToken = stopToken;
         this.nixl = (NixlDecodeConnector) c[0];
         this.lmcache = (LmCacheConnector) c[1];
-        nixl.remotePrefill(REQUEST_ID, 4 * blocks);
-        lmcache.cachedPrefix(REQUEST_ID, 4 * blocks);
-        rig.sendAdd(REQUEST_ID, 4 * blocks, stopToken ? 2 : 1, stopToken ? 1 : 0);
+        // with max_tokens 2 R's prompt is one token short of its blocks, so its decode step fits in them: a decode needing a
+        // second block in this one-block pool would preempt R itself (_preempt_request frees B with the pull in flight, and
+        // no request_finished runs), a path the race's fixes do not address
+        int promptTokens = stopToken ? 4 * blocks - 1 : 4 * blocks;
+        nixl.remotePrefill(REQUEST_ID, promptTokens);
+        lmcache.cachedPrefix(REQUEST_ID, promptTokens);
+        rig.sendAdd(REQUEST_ID, promptTokens, stopToken ? 2 : 1, stopToken ? 1 : 0);
         rig.sendAdd(OTHER_REQUEST_ID, 4 * blocks, 1);
         rig.engineCore().processInputQueue();
         rig.track(REQUEST_ID);

@@ -56,11 +56,20 @@ public final class EngineCoreRig {
     private long arrivalClock;
 
     public EngineCoreRig(FixSet fixes, TestAsyncConnector.SavePolicy savePolicy, int numGpuBlocks) {
+        this(fixes, savePolicy, numGpuBlocks, BATCH_QUEUE_SIZE);
+    }
+
+    /**
+     * As {@link #EngineCoreRig(FixSet, TestAsyncConnector.SavePolicy, int)} with a deeper batch queue: {@code batch_queue_size}
+     * is {@code max_concurrent_batches}, more than 2 with pipeline parallelism, so schedule(N+2) also runs before
+     * update_from_output(N).
+     */
+    public EngineCoreRig(FixSet fixes, TestAsyncConnector.SavePolicy savePolicy, int numGpuBlocks, int batchQueueSize) {
         blockPool = new BlockPool(numGpuBlocks, violations);
         kvCacheManager = new KvCacheManager(blockPool, BLOCK_SIZE, violations);
         connector = new TestAsyncConnector(kvCacheManager, savePolicy, fixes);
         scheduler = new Scheduler(fixes, violations, kvCacheManager, connector);
-        engineCore = new EngineCore(scheduler, inputSocket, outputSocket, violations, stepLog, connector, BATCH_QUEUE_SIZE);
+        engineCore = new EngineCore(scheduler, inputSocket, outputSocket, violations, stepLog, connector, batchQueueSize);
     }
 
     /** Set-up: the client's ADD goes on the input socket (applied at the next {@code _process_input_queue}). */
