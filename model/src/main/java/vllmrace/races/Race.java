@@ -201,7 +201,16 @@ public enum Race {
             Window.ORDER,
             vllmrace.races.scheduler.PreemptedInFinalStepEmptyBlocksScenario.Outcome.class,
             (fixes, p) -> new vllmrace.races.scheduler.PreemptedInFinalStepEmptyBlocksScenario(fixes, p),
-            List.of(Params.DEFAULT, Params.of("stopToken", 1), Params.of("promptBlocks", 2)));
+            List.of(Params.DEFAULT, Params.of("stopToken", 1), Params.of("promptBlocks", 2))),
+    StoreReadsPreemptedBlocks(
+            Component.SCHEDULER,
+            "#52360, fix #52372 (ABA twin #51637)",
+            Closers.of(Fix.STORE_JOB_BLOCK_REF),
+            Expectation.BUG_FOUND,
+            Window.ORDER,
+            vllmrace.races.scheduler.StoreReadsPreemptedBlocksScenario.Outcome.class,
+            (fixes, p) -> new vllmrace.races.scheduler.StoreReadsPreemptedBlocksScenario(fixes, p),
+            List.of(Params.DEFAULT, Params.of("maxTokens", 2)));
 
     /** Where {@link StoryIndex} puts the stories on the class path. */
     public static final String STORIES = "vllmrace/races/stories";

@@ -118,20 +118,8 @@ class EveryDetectorFiresTest {
         SITUATIONS.put(ViolationKind.ABORT_OVERTAKEN_BY_COMPLETION, () -> firstScheduleWith(Race.AbortLosesToFinalStep,
                 ViolationKind.ABORT_OVERTAKEN_BY_COMPLETION));
         // #42157: an id freed between schedule() and _update_after_schedule's unchecked requests[id]
-        SITUATIONS.put(ViolationKind.STORE_READ_OF_FREED_BLOCK, () -> {
-            // a store job of R reads its block after R's blocks went back without request_finished (as preemption does)
-            ViolationLog log = new ViolationLog();
-            KvCacheManager kv = new KvCacheManager(new BlockPool(1, log), 4, log);
-            TestAsyncConnector c = new TestAsyncConnector(kv, TestAsyncConnector.SavePolicy.NEVER, FixSet.none());
-            Scheduler s = new Scheduler(FixSet.all(), log, kv, c);
-            c.storeWhileRunning("R");
-            s.addRequest(new Request("R", 1, 4, 4));
-            s.schedule(); // build_connector_meta emits R's store job
-            kv.free("R");
-            kv.allocateSlots("R2", 4); // R2 gets the block and writes it
-            c.completeStore("R");
-            return log.all();
-        });
+        SITUATIONS.put(ViolationKind.STORE_READ_OF_FREED_BLOCK, () -> firstScheduleWith(Race.StoreReadsPreemptedBlocks,
+                ViolationKind.STORE_READ_OF_FREED_BLOCK));
         SITUATIONS.put(ViolationKind.STALE_STEP_WRITE_INTO_REUSED_BLOCK, () -> firstScheduleWith(Race.AsyncFreeUnderInFlightStep,
                 ViolationKind.STALE_STEP_WRITE_INTO_REUSED_BLOCK));
         SITUATIONS.put(ViolationKind.REQUEST_STUCK, () -> firstScheduleWith(Race.SkippedWaitingAdmissionDeadlock,

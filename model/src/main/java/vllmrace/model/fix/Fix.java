@@ -155,7 +155,7 @@ public enum Fix {
      * {@code request_finished}, cannot free blocks a store job still reads.
      */
     STORE_JOB_BLOCK_REF(
-            merged("#52372 (fixes #52360, #51637)", "mooncake/store/scheduler.py after #52372 (a later copy read; the PR text "
+            merged("#52372", "mooncake/store/scheduler.py after #52372 (fixes #52360, #51637) (a later copy read; the PR text "
                             + "and review name _reference_save_blocks)",
                     "MooncakeStoreConnectorScheduler._reference_save_blocks: pool.touch(blocks) per store_job_id; "
                             + "update_connector_output: pool.free_blocks(reversed(block_ids)) once every rank reported"),
