@@ -18,7 +18,8 @@ import java.util.TreeSet;
  * wins (#29987), and an aborted or finished request is never processed again (#33377, #25067). Resources are
  * released exactly once: at once, or by the one transfer that still uses them: a save of r0 (reported after the
  * worker saw r0 in {@code finished_req_ids}), the load of r1 if it was aborted mid-load (#32255), but not when its
- * load had already been reported (the #32255 review).
+ * load had already been reported (the #32255 review). An aborted load whose push never lands is reclaimed
+ * {@code RECLAIM_GRACE_STEPS} schedules later (#46289, proposed), after the remote side's lease.
  */
 public class SchedulerSpecification {
     private enum Phase { WAITING, LOADING, LOADED, RUNNING, FINISHED }
@@ -52,6 +53,8 @@ public class SchedulerSpecification {
     private Load load = Load.NONE;
     private Next next = Next.INPUT;
     private boolean blocks;
+    private int schedules;
+    private Integer reclaimAt; // #46289: the step at which r1, aborted mid-load, is reclaimed
 
     public boolean addRequest(int id) {
         if (added[id]) {
@@ -90,6 +93,7 @@ public class SchedulerSpecification {
                     blocks = !batchQueue.isEmpty();
                     return "schedule -";
                 }
+                schedules++;
                 List<String> ids = new ArrayList<>();
                 for (Map.Entry<String, Req> e : requests.entrySet()) {
                     Req r = e.getValue();
@@ -148,9 +152,16 @@ public class SchedulerSpecification {
                         r.phase = Phase.LOADED;
                     } else if (r.phase == Phase.FINISHED) {
                         r.present = false;
+                        reclaimAt = null;
                     }
                 }
                 sent.forEach(id -> requests.get(id).present = false);
+                if (reclaimAt != null && reclaimAt <= schedules) {
+                    // the grace outlasts the remote side's lease: its push will not land; r1's blocks come back
+                    requests.get(SchedulerOperations.REMOTE_ID).present = false;
+                    load = Load.NONE;
+                    reclaimAt = null;
+                }
                 return "update " + finished;
             }
         }
@@ -172,6 +183,9 @@ public class SchedulerSpecification {
         boolean loadStillWriting = r.phase == Phase.LOADING;
         r.phase = Phase.FINISHED;
         freeRequest(id, r, loadStillWriting);
+        if (loadStillWriting) {
+            reclaimAt = schedules + vllmrace.model.sched.Scheduler.RECLAIM_GRACE_STEPS;
+        }
     }
 
     /** Released at once, unless r0's blocks are being saved or r1's load still writes them. */

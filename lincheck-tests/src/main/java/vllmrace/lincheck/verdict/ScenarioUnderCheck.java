@@ -30,6 +30,8 @@ public class ScenarioUnderCheck {
     private static volatile Set<String> modellingErrors = Set.of();
     /** Every invocation answers {@link #CHECKED}: Lincheck explores its whole budget and the verdict is the tally's. */
     private static volatile boolean tallyOnly;
+    private static volatile Set<String> violatingOutcomes = Set.of();
+    private static volatile boolean stopAtFirstViolation;
     static final String CHECKED = "CHECKED";
 
     /**
@@ -69,6 +71,9 @@ public class ScenarioUnderCheck {
         ScenarioUnderCheck.modellingErrors = Set.of(((Enum<?>) subject.race().modellingError()).name());
         // a partial closer is judged over every invocation: one that breaks only what it leaves must not stop the check
         ScenarioUnderCheck.tallyOnly = !subject.tolerated().isEmpty();
+        ScenarioUnderCheck.violatingOutcomes = Arrays.stream(subject.race().outcomes())
+                .filter(o -> o.kind() == OutcomeKind.VIOLATING).map(o -> ((Enum<?>) o).name()).collect(Collectors.toSet());
+        ScenarioUnderCheck.stopAtFirstViolation = subject.race().window() != vllmrace.races.Window.INTERLEAVING && !tallyOnly;
     }
 
     @Operation
@@ -98,6 +103,12 @@ public class ScenarioUnderCheck {
             // stop on a clean invocation once every interleaving ran (Lincheck replays the stopping invocation, which
             // stops again); a violating or broken one must fail as itself, with its own trace
             if (cleanOutcomes.contains(outcome) && stopAtDistinctRuns > 0 && RunRecorder.distinctRuns() >= stopAtDistinctRuns) {
+                RunRecorder.stopExploring();
+                throw new StopExploring();
+            }
+            // a race whose window is not an interleaving (a sequential order gives its violation) is one Lincheck never
+            // fails: its first violating invocation decides the verdict, so there is nothing further to explore
+            if (stopAtFirstViolation && violatingOutcomes.contains(outcome)) {
                 RunRecorder.stopExploring();
                 throw new StopExploring();
             }

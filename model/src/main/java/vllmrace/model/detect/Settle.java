@@ -26,11 +26,23 @@ public final class Settle {
      * @throws IllegalStateException if the state still changes after {@link #MAX_ITERATIONS} iterations
      */
     public static int run(Runnable iteration, Supplier<String> signature) {
+        return run(iteration, signature, () -> false);
+    }
+
+    /**
+     * As {@link #run(Runnable, Supplier)}, returning at once when {@code blocked} holds after an iteration: the busy loop
+     * then waits on its input queue with nothing in flight, and further iterations would not run at all, so nothing can
+     * change (the fixed point needs no counting).
+     */
+    public static int run(Runnable iteration, Supplier<String> signature, java.util.function.BooleanSupplier blocked) {
         Objects.requireNonNull(iteration, "iteration");
         String last = signature.get();
         int settled = 0;
         for (int i = 0; i < MAX_ITERATIONS && settled < SETTLED_ITERATIONS; i++) {
             iteration.run();
+            if (blocked.getAsBoolean()) {
+                return SETTLED_ITERATIONS;
+            }
             String now = signature.get();
             settled = now.equals(last) ? settled + 1 : 0;
             last = now;

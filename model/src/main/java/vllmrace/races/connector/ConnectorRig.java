@@ -148,7 +148,8 @@ public final class ConnectorRig {
             }
             engineCore.runBusyLoopOnce();
             outputSocket.drain();
-        }, () -> scheduler.progressSignature() + " | children idle " + childrenIdle() + " | engine idle " + engineCore.isIdle());
+        }, () -> scheduler.progressSignature() + " | children idle " + childrenIdle() + " | engine idle " + engineCore.isIdle(),
+                () -> engineCore.isIdle() && !scheduler.hasRequests() && childrenIdle());
         scheduler.checkQuiescence();
         scheduler.checkLiveness(settled);
     }

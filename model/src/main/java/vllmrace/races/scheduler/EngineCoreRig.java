@@ -192,7 +192,7 @@ public final class EngineCoreRig {
             connector.finishInFlightTransfers();
             engineCore.runBusyLoopOnce();
             collectOutputs();
-        }, this::progressSignature);
+        }, this::progressSignature, () -> engineCore.isIdle() && !scheduler.hasRequests() && connector.isIdle());
         scheduler.checkQuiescence();
         scheduler.checkLiveness(settled);
     }
