@@ -71,7 +71,12 @@ public final class Scheduler {
     private final KvLoadFailurePolicy kvLoadFailurePolicy;
 
     private final Map<String, Request> requests = new LinkedHashMap<>();
-    private final Deque<Request> waiting = new ArrayDeque<>();
+    /**
+     * {@code skipped_waiting} then {@code waiting}, in one list (#35781's two queues, scanned in that order under FCFS:
+     * {@code self.skipped_waiting or self.waiting}): the requests in {@link #skippedWaiting} come first.
+     */
+    private final java.util.LinkedList<Request> waiting = new java.util.LinkedList<>();
+    private final Set<Request> skippedWaiting = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     private final List<Request> running = new ArrayList<>();
     private Set<String> finishedReqIds = new LinkedHashSet<>();
     private final Set<String> finishedRecvingKvReqIds = new LinkedHashSet<>();
@@ -173,6 +178,7 @@ public final class Scheduler {
         }
         running.removeAll(valid);
         waiting.removeAll(valid);
+        skippedWaiting.removeAll(valid);
         List<String> finished = new ArrayList<>();
         for (Request request : valid) {
             boolean delayFreeBlocks = false;
@@ -254,7 +260,7 @@ public final class Scheduler {
             numScheduledTokens.put(request.requestId(), n);
             reqIndex++;
         }
-        Deque<Request> skippedWaiting = new ArrayDeque<>();
+        Deque<Request> stepSkippedWaiting = new ArrayDeque<>();
         boolean passedBlockless = false; // #57841: the scan has skipped a request that holds no blocks
         while (preemptedReqs.isEmpty() && !waiting.isEmpty()) { // "if not preempted_reqs": no admission in a step that preempted
             Request request = waiting.peekFirst();
@@ -262,13 +268,13 @@ public final class Scheduler {
                 // #48245: "Deliverable stale output still in flight: resuming now could resample a position that output
                 // later delivers. It drains within the pipeline depth."
                 passedBlockless |= holdsNoBlocks(request);
-                skippedWaiting.add(waiting.pollFirst());
+                stepSkippedWaiting.add(popWaiting());
                 continue;
             }
             if (request.status() == RequestStatus.WAITING_FOR_REMOTE_KVS) {
                 if (!updateWaitingForRemoteKv(request)) {
                     passedBlockless |= holdsNoBlocks(request);
-                    skippedWaiting.add(waiting.pollFirst());
+                    stepSkippedWaiting.add(popWaiting());
                     continue;
                 }
                 request.setStatus(RequestStatus.WAITING);
@@ -276,11 +282,11 @@ public final class Scheduler {
                 MatchedTokens matched = connector.getNumNewMatchedTokens(request, request.numComputedTokens());
                 if (matched.numExternalTokens() == null) {
                     passedBlockless |= holdsNoBlocks(request);
-                    skippedWaiting.add(waiting.pollFirst()); // ask again later
+                    stepSkippedWaiting.add(popWaiting()); // ask again later
                     continue;
                 }
                 if (matched.loadKvAsync() && passedBlockless && fixes.isOn(Fix.NO_LOAD_BEHIND_BLOCKLESS)) {
-                    skippedWaiting.add(waiting.pollFirst()); // #57841: "the load waits, holding nothing"
+                    stepSkippedWaiting.add(popWaiting()); // #57841: "the load waits, holding nothing"
                     continue;
                 }
                 if (matched.loadKvAsync()) {
@@ -291,7 +297,7 @@ public final class Scheduler {
                     }
                     connector.updateStateAfterAlloc(request, kvCacheManager.getBlockIds(request.requestId()), ext);
                     request.setStatus(RequestStatus.WAITING_FOR_REMOTE_KVS);
-                    skippedWaiting.add(waiting.pollFirst());
+                    stepSkippedWaiting.add(popWaiting());
                     continue;
                 }
             }
@@ -299,13 +305,15 @@ public final class Scheduler {
             if (!allocateSlots(request, n)) {
                 break;
             }
-            waiting.pollFirst();
+            popWaiting();
             request.setStatus(RequestStatus.RUNNING);
             running.add(request);
             numScheduledTokens.put(request.requestId(), n);
         }
-        while (!skippedWaiting.isEmpty()) {
-            waiting.addFirst(skippedWaiting.pollLast());
+        while (!stepSkippedWaiting.isEmpty()) { // skipped_waiting.prepend_requests(step_skipped_waiting), in scan order
+            Request skipped = stepSkippedWaiting.pollLast();
+            waiting.addFirst(skipped);
+            skippedWaiting.add(skipped);
         }
         SchedulerOutput out = new SchedulerOutput(++stepCounter, numScheduledTokens, finishedReqIds);
         if (deferBlockFree() && out.totalNumScheduledTokens() > 0) {
@@ -442,6 +450,7 @@ public final class Scheduler {
         }
         running.removeAll(stopped);
         waiting.removeAll(stopped);
+        skippedWaiting.removeAll(stopped);
         if (!failedKvLoadReqIds.isEmpty() && kvLoadFailurePolicy == KvLoadFailurePolicy.FAIL) {
             List<Request> failed = failedKvLoadReqIds.stream().map(requests::get).toList();
             finishRequests(failedKvLoadReqIds, RequestStatus.FINISHED_ERROR);
@@ -634,7 +643,7 @@ public final class Scheduler {
             request.clearOutputPlaceholders();
         }
         request.countPreemption();
-        waiting.addFirst(request);
+        waiting.add(skippedWaitingSize(), request); // waiting.prepend_request: the front of waiting, behind skipped_waiting
     }
 
     /**
@@ -730,6 +739,24 @@ public final class Scheduler {
         while (!deferredFrees.isEmpty() && deferredFrees.peekFirst().getKey() <= processedStepSeq) {
             kvCacheManager.freeBlocks(deferredFrees.pollFirst().getValue());
         }
+    }
+
+    /** Pops the head of the scan ({@code request_queue.pop_request()}), from {@code skipped_waiting} while it has any. */
+    private Request popWaiting() {
+        Request head = waiting.pollFirst();
+        skippedWaiting.remove(head);
+        return head;
+    }
+
+    private int skippedWaitingSize() {
+        int n = 0;
+        for (Request r : waiting) {
+            if (!skippedWaiting.contains(r)) {
+                break;
+            }
+            n++;
+        }
+        return n;
     }
 
     private boolean holdsNoBlocks(Request request) {
