@@ -210,7 +210,16 @@ public enum Race {
             Window.ORDER,
             vllmrace.races.scheduler.StoreReadsPreemptedBlocksScenario.Outcome.class,
             (fixes, p) -> new vllmrace.races.scheduler.StoreReadsPreemptedBlocksScenario(fixes, p),
-            List.of(Params.DEFAULT, Params.of("maxTokens", 2)));
+            List.of(Params.DEFAULT, Params.of("maxTokens", 2))),
+    ReusedIdStaleOutputUnderflow(
+            Component.SCHEDULER,
+            "#42492 (rediscovered by this suite's race hunt)",
+            Closers.of(Fix.UNIQUE_INTERNAL_IDS),
+            Expectation.BUG_FOUND,
+            Window.SEQUENTIAL,
+            vllmrace.races.scheduler.ReusedIdStaleOutputUnderflowScenario.Outcome.class,
+            (fixes, p) -> new vllmrace.races.scheduler.ReusedIdStaleOutputUnderflowScenario(fixes, p),
+            List.of(Params.DEFAULT, Params.of("maxTokens", 3)));
 
     /** Where {@link StoryIndex} puts the stories on the class path. */
     public static final String STORIES = "vllmrace/races/stories";

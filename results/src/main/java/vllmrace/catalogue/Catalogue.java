@@ -71,6 +71,7 @@ public final class Catalogue {
                 case HIT_RATES -> new HitRates(catalogue.results, options.races(), options.runs()).run();
                 case MUTATION -> new MutationReport(catalogue.results).run();
                 case DRIFT -> drift(options.driftPath());
+                case HUNT -> new HuntCommand(options.hunt(), catalogue.results).run();
                 case RUN -> catalogue.run();
             };
             System.exit(status);

@@ -17,10 +17,13 @@ import vllmrace.races.Shard;
  * @param shard    the shard selected ({@code --shard I/N}), or {@link Shard#ALL}
  * @param deep     {@code --deep}: JCStress's full JVM-mode matrix, 10x the Lincheck budgets
  * @param runs     {@code --hit-rates --runs N}: back-to-back JCStress runs
+ * @param driftPath {@code --drift PATH}, or null
+ * @param hunt     {@code --hunt}'s settings (defaults unless it was asked for)
  */
-record CatalogueOptions(Command command, List<Race> races, List<String> notes, Shard shard, boolean deep, int runs, String driftPath) {
+record CatalogueOptions(Command command, List<Race> races, List<String> notes, Shard shard, boolean deep, int runs, String driftPath,
+                        HuntArgs hunt) {
 
-    enum Command { RUN, LIST, RENDER, HIT_RATES, MUTATION, DRIFT, HELP }
+    enum Command { RUN, LIST, RENDER, HIT_RATES, MUTATION, DRIFT, HUNT, HELP }
 
     /** Bad input: the message is the one line the user sees. */
     static final class UsageException extends Exception {
@@ -39,6 +42,8 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
         boolean deep = false;
         int runs = DEFAULT_RUNS;
         String drift = null;
+        HuntArgs hunt = HuntArgs.defaults();
+        boolean huntOption = false;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
@@ -50,6 +55,28 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
                 case "--drift" -> {
                     command = only(command, Command.DRIFT, arg);
                     drift = value(args, ++i, arg);
+                }
+                case "--hunt" -> command = only(command, Command.HUNT, arg);
+                case "--seed" -> {
+                    huntOption = true;
+                    hunt = new HuntArgs(HuntArgs.seed(value(args, ++i, arg)), hunt.fixesName(), hunt.scenarios(), hunt.seconds(), hunt.scenario());
+                }
+                case "--fixes" -> {
+                    huntOption = true;
+                    hunt = new HuntArgs(hunt.seed(), HuntArgs.checkFixes(value(args, ++i, arg)), hunt.scenarios(), hunt.seconds(), hunt.scenario());
+                }
+                case "--scenarios" -> {
+                    huntOption = true;
+                    hunt = new HuntArgs(hunt.seed(), hunt.fixesName(), HuntArgs.positive(arg, value(args, ++i, arg), 100_000_000), hunt.seconds(), hunt.scenario());
+                }
+                case "--time" -> {
+                    huntOption = true;
+                    hunt = new HuntArgs(hunt.seed(), hunt.fixesName(), hunt.scenarios(), HuntArgs.positive(arg, value(args, ++i, arg), 86_400), hunt.scenario());
+                }
+                case "--scenario" -> {
+                    huntOption = true;
+                    int index = Integer.parseInt(numeric(value(args, ++i, arg), arg));
+                    hunt = new HuntArgs(hunt.seed(), hunt.fixesName(), hunt.scenarios(), hunt.seconds(), index);
                 }
                 case "--deep" -> deep = true;
                 case "--shard" -> shard = shard(value(args, ++i, arg));
@@ -70,7 +97,13 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
             }
         }
         if (command == Command.HELP) {
-            return new CatalogueOptions(Command.HELP, List.of(), List.of(), shard, deep, runs, null);
+            return new CatalogueOptions(Command.HELP, List.of(), List.of(), shard, deep, runs, null, hunt);
+        }
+        if (huntOption && command != Command.HUNT) {
+            throw new UsageException("--seed, --fixes, --scenarios, --time and --scenario belong to --hunt");
+        }
+        if (command == Command.HUNT && (!named.isEmpty() || deep || !shard.equals(Shard.ALL))) {
+            throw new UsageException("--hunt draws its own scenarios: it takes no race, --shard or --deep");
         }
         if (command == Command.MUTATION && (!named.isEmpty() || deep || !shard.equals(Shard.ALL))) {
             throw new UsageException("--mutation runs over the whole model: it takes no race, --shard or --deep");
@@ -87,7 +120,7 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
         if (!named.isEmpty() && races.isEmpty()) {
             throw new UsageException("no race named here is in shard " + shard);
         }
-        return new CatalogueOptions(command, List.copyOf(races), List.copyOf(notes), shard, deep, runs, drift);
+        return new CatalogueOptions(command, List.copyOf(races), List.copyOf(notes), shard, deep, runs, drift, hunt);
     }
 
     private static Command only(Command current, Command next, String arg) throws UsageException {
@@ -102,6 +135,13 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
             throw new UsageException(option + " needs a value (./catalogue --help)");
         }
         return args[i];
+    }
+
+    private static String numeric(String text, String option) throws UsageException {
+        if (!text.matches("\\d{1,9}")) {
+            throw new UsageException(option + ": a scenario index (0 or more), got '" + text + "'");
+        }
+        return text;
     }
 
     private static Shard shard(String text) throws UsageException {
@@ -140,6 +180,7 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
     static final String HELP = """
             Usage: ./catalogue [RACE | #PR | 'seed 003' ...] [--shard I/N] [--deep]
                    ./catalogue --list | --render | --hit-rates [--runs N] [RACE ...] | --mutation | --drift PATH | --help
+                   ./catalogue --hunt [--seed N] [--fixes main|all|none|FIX,...] [--scenarios N] [--time SECONDS] [--scenario I]
 
             Reproduces each race of the registry under every engine (every step interleaving, Lincheck, JCStress) and
             fix set (reported, fixed, vLLM main), prints the verdicts and each counterexample's model steps, and
@@ -156,6 +197,12 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
                                      each surviving mutant with its reason -> results/mutation.md (exit 1 under 90 %)
               --drift PATH           each pinned upstream function looked up in the vLLM checkout at PATH: unchanged,
                                      changed (with a diff) or gone, and the races to re-check (exit 1 if any moved)
+              --hunt                 generate scenarios over the model (two actors, up to three requests), explore
+                                     every step interleaving, shrink each violation and classify it against the
+                                     catalogue -> results/hunt/<fixes>/ (exit 1 when something outside the catalogue
+                                     is found). --fixes: main (default), all, none or FIX,FIX; --seed (default
+                                     20261201); bounds --scenarios (default 1000000) and --time (default 240 s);
+                                     --scenario I reproduces program I of the seed with its interleavings
               --help                 this text
 
             Examples:
@@ -163,8 +210,11 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
               ./catalogue DoubleFreeOnAbortedAsyncSave    one race
               ./catalogue '#32255'                        both races of #32255
               ./catalogue --shard 2/4                     the second of four CI shards
+              ./catalogue --hunt                          the race hunt on vLLM main's fixes, 4 minutes
+              ./catalogue --hunt --fixes none --time 60   the self-check: every fix off
 
-            Exit codes: 0 every verdict is what the catalogue expects; 1 a verdict differs (they are listed at the
-            end); 2 bad input (one line names it); 3 the suite did not build.
+            Exit codes: 0 every verdict is what the catalogue expects (--hunt: nothing outside the catalogue found);
+            1 a verdict differs (they are listed at the end; --hunt: a finding); 2 bad input (one line names it);
+            3 the suite did not build.
             """;
 }

@@ -76,4 +76,35 @@ class CatalogueOptionsTest {
         assertEquals(CatalogueOptions.Command.HELP, CatalogueOptions.parse("--list", "--help").command());
         assertTrue(CatalogueOptions.HELP.contains("Exit codes"));
     }
+
+    @Test
+    void huntTakesItsSeedFixesAndBounds() throws Exception {
+        CatalogueOptions o = CatalogueOptions.parse("--hunt");
+        assertEquals(CatalogueOptions.Command.HUNT, o.command());
+        assertEquals(HuntArgs.defaults(), o.hunt());
+        assertEquals(vllmrace.model.fix.FixSet.upstreamMain(), o.hunt().fixes());
+        HuntArgs h = CatalogueOptions.parse("--hunt", "--seed", "7", "--fixes", "none", "--scenarios", "50", "--time", "9").hunt();
+        assertEquals(new HuntArgs(7, "none", 50, 9, -1), h);
+        assertEquals(vllmrace.model.fix.FixSet.none(), h.fixes());
+        assertEquals(3, CatalogueOptions.parse("--hunt", "--scenario", "3").hunt().scenario());
+        HuntArgs named = CatalogueOptions.parse("--hunt", "--fixes", "EAGER_ABORTS, DEFER_BLOCK_FREE").hunt();
+        assertEquals("EAGER_ABORTS,DEFER_BLOCK_FREE", named.fixesName());
+        assertEquals(vllmrace.model.fix.FixSet.none().with(vllmrace.model.fix.Fix.EAGER_ABORTS)
+                .with(vllmrace.model.fix.Fix.DEFER_BLOCK_FREE), named.fixes());
+    }
+
+    @Test
+    void huntBadInputIsOneLine() {
+        assertTrue(refused("--hunt", "--fixes", "NOPE").startsWith("--fixes: no fix 'NOPE'"));
+        assertTrue(refused("--hunt", "--seed", "x").startsWith("--seed: a whole number"));
+        assertTrue(refused("--hunt", "--scenarios", "0").startsWith("--scenarios: a number from 1"));
+        assertTrue(refused("--hunt", "--time", "-3").startsWith("--time needs a value") || refused("--hunt", "--time", "-3").startsWith("--time:"));
+        assertTrue(refused("--hunt", "--time", "abc").startsWith("--time: a number from 1"));
+        assertTrue(refused("--hunt", "--scenario", "-1").startsWith("--scenario"));
+        assertTrue(refused("--hunt", "--scenario", "x1").startsWith("--scenario: a scenario index"));
+        assertEquals("--seed, --fixes, --scenarios, --time and --scenario belong to --hunt", refused("--seed", "3"));
+        assertEquals("--hunt draws its own scenarios: it takes no race, --shard or --deep", refused("--hunt", "AbortedLoadLeak"));
+        assertTrue(refused("--hunt", "--list").contains("cannot be combined"));
+        assertEquals("--fixes needs a value (./catalogue --help)", refused("--hunt", "--fixes"));
+    }
 }

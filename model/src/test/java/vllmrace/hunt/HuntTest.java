@@ -1,0 +1,108 @@
+package vllmrace.hunt;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import vllmrace.hunt.HuntOp.Kind;
+import vllmrace.hunt.HuntRequest.Source;
+import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
+import vllmrace.model.fix.FixSet;
+import vllmrace.races.Race;
+
+/**
+ * The race hunt, small enough for every build: with every fix off it must find catalogued races again, and with every
+ * fix on it must find nothing at all (a confirmed finding becomes a catalogued race, so this stays true). The full hunt
+ * is {@code ./catalogue --hunt}.
+ */
+@DisplayName("race hunt")
+class HuntTest {
+    private static final long SEED = 20261201L;
+    private static final int SCENARIOS = 80;
+
+    private static Hunt.Report hunt(FixSet fixes, String name) {
+        return new Hunt(new Hunt.Options(SEED, fixes, name, SCENARIOS, 60_000, 2)).run();
+    }
+
+    @Test
+    void withEveryFixOffItRediscoversAtLeastThreeCatalogedRaces() {
+        Hunt.Report r = hunt(FixSet.none(), "none");
+        assertEquals(SCENARIOS, r.scenarios(), "the bound is the count, not the time");
+        assertTrue(r.interleavings() > SCENARIOS, "every interleaving of each scenario: " + r.interleavings());
+        assertTrue(r.rediscoveries().size() >= 3, "rediscovered: " + r.rediscoveries().keySet());
+        assertEquals(0, r.modellingErrors(), "a generated program is never a modelling error");
+    }
+
+    @Test
+    void withEveryFixOnItFindsNothing() {
+        Hunt.Report r = hunt(FixSet.all(), "all");
+        assertEquals(SCENARIOS, r.scenarios());
+        assertTrue(r.interleavings() > SCENARIOS);
+        assertEquals(0, r.violatingScenarios(), "every fix on: " + r.findings());
+        assertTrue(r.findings().isEmpty());
+        assertEquals(0, r.modellingErrors());
+    }
+
+    @Test
+    void aProgramIsReproducedFromItsSeedAndIndex() {
+        assertEquals(Hunt.program(SEED, 17), Hunt.program(SEED, 17));
+        assertNotEquals(Hunt.program(SEED, 17), Hunt.program(SEED, 18));
+        assertNotEquals(Hunt.program(SEED, 17), Hunt.program(SEED + 1, 17));
+    }
+
+    /** DelayFreedNeverReleased's shape: a remote prefill that never pushes, and the client's abort. */
+    private static HuntProgram lostPushThenAbort() {
+        return new HuntProgram(List.of(new HuntRequest("A", 1, 0, 1, 0, Source.REMOTE, SavePolicy.NEVER)), 2, 1,
+                List.of(HuntOp.of(Kind.LOSE_LOAD, "A"), HuntOp.of(Kind.ABORT, "A")),
+                List.of(HuntOp.of(Kind.ITERATION), HuntOp.of(Kind.ITERATION)));
+    }
+
+    @Test
+    void aViolationIsClassifiedByTheCatalogedRaceWhoseClosersItNeeds() {
+        Hunt hunt = new Hunt(new Hunt.Options(SEED, FixSet.upstreamMain(), "main", 1, 1, 1));
+        Hunt.Explored e = Hunt.explore(lostPushThenAbort(), FixSet.upstreamMain());
+        assertTrue(e.violates());
+        assertTrue(e.invariants().contains("LV2"), e.invariants().toString());
+        assertEquals(List.of(Race.DelayFreedNeverReleased), hunt.classify(lostPushThenAbort(), e));
+        assertFalse(Hunt.explore(lostPushThenAbort(), FixSet.all()).violates());
+    }
+
+    @Test
+    void shrinkingKeepsTheClassificationAndMakesTheProgramSmaller() {
+        HuntProgram big = new HuntProgram(List.of(new HuntRequest("A", 1, 0, 1, 0, Source.REMOTE, SavePolicy.NEVER),
+                new HuntRequest("B", 1, 0, 2, 0, Source.LOCAL, SavePolicy.NEVER)), 3, 2,
+                List.of(HuntOp.of(Kind.LOSE_LOAD, "A"), HuntOp.of(Kind.TRANSFERS_COMPLETE), HuntOp.of(Kind.ABORT, "A")),
+                List.of(HuntOp.of(Kind.ITERATION), HuntOp.of(Kind.ITERATION), HuntOp.of(Kind.TRANSFERS_COMPLETE)));
+        Hunt hunt = new Hunt(new Hunt.Options(SEED, FixSet.upstreamMain(), "main", 1, 1, 1));
+        List<Race> label = hunt.classify(big, Hunt.explore(big, FixSet.upstreamMain()));
+        assertEquals(List.of(Race.DelayFreedNeverReleased), label);
+        HuntProgram small = hunt.shrink(big, label);
+        assertTrue(small.size() < big.size(), small.toString());
+        assertEquals(1, small.requests().size(), small.toString());
+        assertEquals(label, hunt.classify(small, Hunt.explore(small, FixSet.upstreamMain())));
+    }
+
+    @Test
+    void badInputIsRefused() {
+        assertThrows(IllegalArgumentException.class, () -> new Hunt.Options(1, FixSet.all(), "all", 0, 1, 1));
+        assertThrows(IllegalArgumentException.class, () -> new Hunt.Options(1, FixSet.all(), "all", 1, 0, 1));
+        assertThrows(IllegalArgumentException.class, () -> Hunt.program(1, -1));
+        HuntRequest a = new HuntRequest("A", 1, 0, 1, 0, Source.REMOTE, SavePolicy.NEVER);
+        assertThrows(IllegalArgumentException.class, () -> new HuntProgram(List.of(a), 2, 0,
+                List.of(HuntOp.of(Kind.LOSE_LOAD, "A")), List.of(HuntOp.of(Kind.ITERATION))), "a lost push without its abort");
+        assertThrows(IllegalArgumentException.class, () -> new HuntProgram(List.of(a), 2, 0,
+                List.of(HuntOp.of(Kind.ABORT, "B")), List.of(HuntOp.of(Kind.ITERATION))), "an operation on no request");
+        assertThrows(IllegalArgumentException.class, () -> new HuntProgram(List.of(a), 2, 0,
+                List.of(HuntOp.of(Kind.ABORT, "A")), List.of(HuntOp.of(Kind.ABORT, "A"))), "the busy loop does not abort");
+        assertThrows(IllegalArgumentException.class, () -> new HuntProgram(List.of(new HuntRequest("A", 2, 0, 3, 0, Source.LOCAL,
+                SavePolicy.NEVER)), 2, 0, List.of(HuntOp.of(Kind.ABORT, "A")), List.of(HuntOp.of(Kind.ITERATION))), "too small a pool");
+        assertThrows(IllegalArgumentException.class, () -> new HuntRequest("A", 0, 0, 1, 0, Source.LOCAL, SavePolicy.NEVER));
+        assertThrows(IllegalArgumentException.class, () -> HuntOp.of(Kind.ITERATION, "A"));
+        assertThrows(IllegalArgumentException.class, () -> HuntOp.of(Kind.ABORT));
+    }
+}

@@ -1,0 +1,83 @@
+package vllmrace.catalogue;
+
+import java.util.ArrayList;
+import java.util.List;
+import vllmrace.model.fix.Fix;
+import vllmrace.model.fix.FixSet;
+
+/**
+ * The hunt's settings from {@code ./catalogue --hunt [--seed N] [--fixes SET] [--scenarios N] [--time SECONDS]
+ * [--scenario I]}: every value checked here, so bad input is one line and nothing has run.
+ *
+ * @param seed      the seed (default {@link #DEFAULT_SEED})
+ * @param fixesName {@code main} (vLLM main's merged fixes, the default), {@code all}, {@code none}, or fix names joined by commas
+ * @param scenarios the most programs to draw
+ * @param seconds   the time bound
+ * @param scenario  one program of the seed to reproduce, or -1
+ */
+record HuntArgs(long seed, String fixesName, int scenarios, int seconds, int scenario) {
+    static final long DEFAULT_SEED = 20261201L;
+    static final int DEFAULT_SECONDS = 240;
+    static final int DEFAULT_SCENARIOS = 1_000_000;
+
+    static HuntArgs defaults() {
+        return new HuntArgs(DEFAULT_SEED, "main", DEFAULT_SCENARIOS, DEFAULT_SECONDS, -1);
+    }
+
+    FixSet fixes() {
+        return fixes(fixesName);
+    }
+
+    static FixSet fixes(String name) {
+        return switch (name) {
+            case "main" -> FixSet.upstreamMain();
+            case "all" -> FixSet.all();
+            case "none" -> FixSet.none();
+            default -> {
+                List<Fix> named = new ArrayList<>();
+                for (String part : name.split(",")) {
+                    named.add(Fix.valueOf(part.trim()));
+                }
+                yield FixSet.of(named);
+            }
+        };
+    }
+
+    /** Checks a {@code --fixes} value, returning it normalised. */
+    static String checkFixes(String value) throws CatalogueOptions.UsageException {
+        if (List.of("main", "all", "none").contains(value)) {
+            return value;
+        }
+        List<String> out = new ArrayList<>();
+        for (String part : value.split(",")) {
+            String name = part.trim();
+            try {
+                Fix.valueOf(name);
+            } catch (IllegalArgumentException e) {
+                throw new CatalogueOptions.UsageException("--fixes: no fix '" + name + "'; main, all, none, or fix names joined by commas");
+            }
+            out.add(name);
+        }
+        return String.join(",", out);
+    }
+
+    static int positive(String option, String text, int max) throws CatalogueOptions.UsageException {
+        try {
+            long n = Long.parseLong(text);
+            if (n >= 1 && n <= max) {
+                return (int) n;
+            }
+        } catch (NumberFormatException e) {
+            // the one-line message below
+        }
+        throw new CatalogueOptions.UsageException(option + ": a number from 1 to " + max + ", got '" + text + "'");
+    }
+
+    static long seed(String text) throws CatalogueOptions.UsageException {
+        try {
+            return Long.parseLong(text);
+        } catch (NumberFormatException e) {
+            throw new CatalogueOptions.UsageException("--seed: a whole number, got '" + text + "'");
+        }
+    }
+}

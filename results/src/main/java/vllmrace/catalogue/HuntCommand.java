@@ -1,0 +1,177 @@
+package vllmrace.catalogue;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
+import vllmrace.hunt.Hunt;
+import vllmrace.hunt.HuntProgram;
+import vllmrace.model.detect.Settle;
+import vllmrace.model.detect.Violation;
+import vllmrace.races.Race;
+
+/**
+ * {@code ./catalogue --hunt}: the race hunt ({@link Hunt}) with its seed and bounds; prints the figures, each
+ * rediscovery and each finding, and writes {@code results/hunt/<fixes>/README.md} (the summary) and one page per finding.
+ * With {@code --scenario I} it reproduces program I of the seed: every interleaving, the first violating one's steps, and
+ * the classification. Exit 0 when nothing outside the catalogue was found, 1 otherwise.
+ */
+final class HuntCommand {
+    private final HuntArgs args;
+    private final Path results;
+    private final Terminal out = new Terminal();
+
+    HuntCommand(HuntArgs args, Path results) {
+        this.args = args;
+        this.results = results;
+    }
+
+    int run() {
+        if (args.scenario() >= 0) {
+            return reproduce();
+        }
+        int threads = Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors()));
+        Hunt.Options options = new Hunt.Options(args.seed(), args.fixes(), args.fixesName(), args.scenarios(),
+                args.seconds() * 1000L, threads);
+        out.line("Race hunt: seed " + args.seed() + ", fixes " + args.fixesName() + " " + args.fixes() + ", at most "
+                + args.scenarios() + " scenarios or " + args.seconds() + " s, " + threads + " thread(s)");
+        Hunt.Report report = new Hunt(options).run();
+        out.line(String.format(Locale.ROOT, "explored %,d scenarios, %,d interleavings in %.1f s (%,.0f interleavings/s); "
+                        + "%,d scenarios violate, %,d interleavings ended in a modelling error", report.scenarios(), report.interleavings(),
+                report.millis() / 1000.0, report.interleavingsPerSecond(), report.violatingScenarios(), report.modellingErrors()));
+        for (Hunt.Rediscovery r : report.rediscoveries().values()) {
+            out.line("  rediscovered " + r.race().name() + ": " + r.count() + " scenario(s), first after "
+                    + String.format(Locale.ROOT, "%.1f s", r.firstAtMillis() / 1000.0) + " (scenario " + r.firstScenario() + ")");
+        }
+        for (Hunt.Finding f : report.findings()) {
+            out.line("  FINDING " + f.id() + ": " + f.minimal());
+            f.explored().violations().forEach(v -> out.detail("    " + v));
+        }
+        Path dir = results.resolve("hunt").resolve(args.fixesName().replace(',', '+'));
+        write(dir, report);
+        out.line((report.findings().isEmpty() ? "No finding outside the catalogue. " : report.findings().size() + " finding(s). ")
+                + "Summary: " + results.getParent().relativize(dir.resolve("README.md")));
+        return report.findings().isEmpty() ? 0 : 1;
+    }
+
+    private int reproduce() {
+        HuntProgram program = Hunt.program(args.seed(), args.scenario());
+        Hunt hunt = new Hunt(new Hunt.Options(args.seed(), args.fixes(), args.fixesName(), 1, 1, 1));
+        Hunt.Explored explored = Hunt.explore(program, args.fixes());
+        out.line("Scenario " + args.scenario() + " of seed " + args.seed() + ", fixes " + args.fixesName() + ": " + program);
+        out.line(explored.violating() + " of all " + explored.schedules() + " step interleavings violate"
+                + (explored.modellingErrors() > 0 ? "; " + explored.modellingErrors() + " end in a modelling error" : ""));
+        if (!explored.violates()) {
+            return 0;
+        }
+        out.line("first violating interleaving (fewest switches between the actors), " + explored.firstViolating() + ":");
+        numbered(explored.steps()).forEach(out::detail);
+        explored.violations().forEach(v -> out.detail("detector: " + v));
+        List<Race> label = hunt.classify(program, explored);
+        out.line(label.isEmpty() ? "not explained by any catalogued race: a finding"
+                : "a rediscovery of " + label.stream().map(Race::name).collect(Collectors.joining(" + ")));
+        return label.isEmpty() ? 1 : 0;
+    }
+
+    private static List<String> numbered(List<String> steps) {
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < steps.size(); i++) {
+            lines.add(String.format(Locale.ROOT, "%3d. %s", i + 1, steps.get(i)));
+        }
+        return lines;
+    }
+
+    private void write(Path dir, Hunt.Report report) {
+        try {
+            if (Files.isDirectory(dir)) {
+                try (var old = Files.list(dir)) {
+                    for (Path p : old.toList()) {
+                        if (p.getFileName().toString().endsWith(".md")) {
+                            Files.delete(p);
+                        }
+                    }
+                }
+            }
+            Files.createDirectories(dir);
+            Files.writeString(dir.resolve("README.md"), summary(report), StandardCharsets.UTF_8);
+            for (Hunt.Finding f : report.findings()) {
+                Files.writeString(dir.resolve(f.id() + ".md"), finding(f), StandardCharsets.UTF_8);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private String summary(Hunt.Report r) {
+        Hunt.Options o = r.options();
+        StringBuilder b = new StringBuilder();
+        b.append("# Race hunt, fixes `").append(o.fixesName()).append("`\n\n");
+        b.append("Written by `./catalogue --hunt --fixes ").append(o.fixesName()).append(" --seed ").append(o.seed())
+                .append(" --scenarios ").append(o.maxScenarios()).append(" --time ").append(o.maxMillis() / 1000).append("`. Fixes on: ")
+                .append(o.fixes()).append(".\n\n");
+        b.append("Each scenario is a program drawn from the seed: one to three requests (prompt blocks, length, a stop token, "
+                + "local / remote prefill / a chunk being written, what the connector saves) over a pool that fits each request "
+                + "alone, up to two busy-loop iterations of set-up, and two actors of up to three operations (actor 1: abort, "
+                + "resubmit, a chunk written, a remote side that never pushes followed by the client's abort, transfers "
+                + "completing; actor 2: busy-loop iterations and transfers completing). Every step interleaving of each runs on "
+                + "a fresh EngineCore process with the step enumerator; the arbiter lets every transfer and write complete and "
+                + "settles the engine (" + Settle.SETTLED_ITERATIONS + " quiet iterations within " + Settle.MAX_ITERATIONS
+                + "), so liveness is checked too. A violation is shrunk (fewest operations, requests, set-up iterations) and "
+                + "classified: a rediscovery of a catalogued race when every fix on removes it and that race's closers are what "
+                + "it needs; a finding otherwise. Frontend and MultiConnector races are outside the hunt's world.\n\n");
+        b.append("| figure | value |\n|---|---|\n");
+        b.append("| scenarios explored | ").append(String.format(Locale.ROOT, "%,d", r.scenarios())).append(" |\n");
+        b.append("| interleavings explored | ").append(String.format(Locale.ROOT, "%,d", r.interleavings())).append(" |\n");
+        b.append("| wall time | ").append(String.format(Locale.ROOT, "%.1f s", r.millis() / 1000.0)).append(" (")
+                .append(o.threads()).append(" thread(s)) |\n");
+        b.append("| interleavings per second | ").append(String.format(Locale.ROOT, "%,.0f", r.interleavingsPerSecond())).append(" |\n");
+        b.append("| violating scenarios | ").append(String.format(Locale.ROOT, "%,d", r.violatingScenarios())).append(" |\n");
+        b.append("| interleavings ending in a modelling error | ").append(r.modellingErrors()).append(" |\n");
+        b.append("| findings (outside the catalogue) | ").append(r.findings().size()).append(" |\n\n");
+        b.append("## Rediscoveries\n\n| race | scenarios | first after | first scenario |\n|---|---|---|---|\n");
+        for (Hunt.Rediscovery d : r.rediscoveries().values()) {
+            b.append("| `").append(d.race().name()).append("` | ").append(d.count()).append(" | ")
+                    .append(String.format(Locale.ROOT, "%.1f s", d.firstAtMillis() / 1000.0)).append(" | ").append(d.firstScenario()).append(" |\n");
+        }
+        List<String> missed = r.expressible().stream().filter(x -> !r.rediscoveries().containsKey(x)).map(Race::name).toList();
+        b.append("\nScheduler races of the catalogue not rediscovered in this run: ").append(missed.isEmpty() ? "none" : String.join(", ", missed))
+                .append(" (with these fixes on, a race whose closer is merged cannot show).\n\n## Findings\n\n");
+        if (r.findings().isEmpty()) {
+            b.append("None: every violation is explained by a catalogued race.\n");
+        }
+        for (Hunt.Finding f : r.findings()) {
+            b.append("- [").append(f.id()).append("](").append(f.id()).append(".md): ").append(f.minimal()).append("\n");
+        }
+        return b.toString();
+    }
+
+    private String finding(Hunt.Finding f) {
+        StringBuilder b = new StringBuilder();
+        b.append("# ").append(f.id()).append("\n\n");
+        b.append("Found by `./catalogue --hunt --fixes ").append(args.fixesName()).append(" --seed ").append(args.seed())
+                .append("` in scenario ").append(f.scenario()).append("; reproduce with `./catalogue --hunt --fixes ").append(args.fixesName())
+                .append(" --seed ").append(args.seed()).append(" --scenario ").append(f.scenario()).append("` (the program as drawn; "
+                + "below, shrunk).\n\n");
+        b.append("**Minimal scenario.** ").append(f.minimal()).append("\n\n");
+        b.append("**Interleaving** (").append(f.explored().violating()).append(" of ").append(f.explored().schedules())
+                .append(" violate; this one, `").append(f.explored().firstViolating()).append("`, switches actors least):\n\n```\n");
+        numbered(f.explored().steps()).forEach(l -> b.append(l).append('\n'));
+        b.append("```\n\n**Detectors.**\n\n");
+        for (Violation v : f.explored().violations()) {
+            b.append("- ").append(v).append('\n');
+        }
+        b.append("\n**Classification.** Not explained by a catalogued race: with every fix of the catalogue on it still violates, "
+                + "or no race's closers are what removes it. Confirm it against upstream source, or show it is a modelling artefact.\n\n");
+        b.append("**Proposed registry entry.**\n\n```java\n    ").append(f.id().replace('-', '_')).append("(\n")
+                .append("            Component.SCHEDULER,\n            \"found by this suite (hunt seed ").append(args.seed())
+                .append(", scenario ").append(f.scenario()).append(")\",\n")
+                .append("            Closers.of(/* the fix that closes it */),\n            Expectation.BUG_FOUND,\n")
+                .append("            /* its scenario: the minimal program above, as a story */ ...),\n```\n");
+        return b.toString();
+    }
+}
