@@ -23,16 +23,31 @@ public final class VerdictTestSources {
     }
 
     public static void main(String[] args) throws IOException {
-        if (args.length != 5) {
-            throw new IllegalArgumentException("usage: VerdictTestSources <ENGINE> <package> <class> <check class> <output root>");
+        if (args.length != 5 && args.length != 6) {
+            throw new IllegalArgumentException("usage: VerdictTestSources <ENGINE> <package> <class> <check class> <output root> [parts]");
         }
         Engine engine = Engine.valueOf(args[0]);
-        Path file = Path.of(args[4]).resolve(args[1].replace('.', '/')).resolve(args[2] + ".java");
-        Files.createDirectories(file.getParent());
-        Files.writeString(file, source(engine, args[1], args[2], args[3]));
+        int parts = args.length == 6 ? Integer.parseInt(args[5]) : 1;
+        if (parts < 1) {
+            throw new IllegalArgumentException("parts must be >= 1, got " + parts);
+        }
+        for (int part = 1; part <= parts; part++) {
+            String className = parts == 1 ? args[2] : args[2] + "Part" + part;
+            Path file = Path.of(args[4]).resolve(args[1].replace('.', '/')).resolve(className + ".java");
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, source(engine, args[1], className, args[3], part, parts));
+        }
     }
 
     static String source(Engine engine, String pkg, String className, String check) {
+        return source(engine, pkg, className, check, 1, 1);
+    }
+
+    /**
+     * The class of part {@code part} of {@code parts}: the cells of every {@code parts}-th race (by registry order), so
+     * Surefire can run the parts in parallel forks.
+     */
+    static String source(Engine engine, String pkg, String className, String check, int part, int parts) {
         StringBuilder java = new StringBuilder("package ").append(pkg).append(";\n\n")
                 .append("import org.junit.jupiter.api.DisplayName;\n")
                 .append("import org.junit.jupiter.api.MethodOrderer;\n")
@@ -45,10 +60,12 @@ public final class VerdictTestSources {
                 .append("/**\n * Generated from the race registry by VerdictTestSources; do not edit. One test per race and variant that ")
                 .append(engine.label()).append(" judges,\n * named {@code <Race> [").append(engine.label())
                 .append(", <variant>]}; each is a call of {@link ").append(check).append("#verdict}.\n */\n")
-                .append("@DisplayName(\"").append(engine.label()).append(" verdicts\")\n")
+                .append("@DisplayName(\"").append(engine.label()).append(" verdicts")
+                .append(parts == 1 ? "" : " (part " + part + " of " + parts + ")").append("\")\n")
                 .append("@TestMethodOrder(MethodOrderer.OrderAnnotation.class)\n")
                 .append("class ").append(className).append(" {\n");
-        List<Subject> cells = Cells.verdicts(engine, Shard.ALL);
+        List<Subject> cells = Cells.verdicts(engine, Shard.ALL).stream()
+                .filter(c -> c.race().ordinal() % parts == part - 1).toList();
         for (int i = 0; i < cells.size(); i++) {
             Subject cell = cells.get(i);
             Race race = cell.race();
