@@ -153,8 +153,8 @@ public final class Hunt {
      * The catalogued races that explain {@code explored}. With every fix on the violation must be gone (else no catalogued
      * fix closes it: a finding). Among the races that break one of its invariants and are not already closed by the hunt's
      * fixes: the first whose closers, added to the hunt's fixes, remove it; else those whose closers it needs (every fix
-     * on but that race's closers brings it back); else all of them together, if their closers added together remove it,
-     * or switched off together bring it back. Empty: a finding.
+     * on but that race's closers brings it back); else, when their closers together remove it, those the others cannot do
+     * without; else races that compose ({@link #composed}). Empty: a finding.
      */
     public List<Race> classify(HuntProgram program, Explored explored) {
         if (explore(program, FixSet.all()).violates()) {
@@ -186,9 +186,19 @@ public final class Hunt {
         if (!needed.isEmpty()) {
             return needed;
         }
-        if (!candidates.isEmpty() && (!explore(program, withClosers(options.fixes(), candidates)).violates()
-                || explore(program, allBut(candidates)).violates())) {
-            return candidates;
+        if (!candidates.isEmpty() && !explore(program, withClosers(options.fixes(), candidates)).violates()) {
+            // together they remove it: credit those whose closers the others cannot do without
+            List<Race> together = new ArrayList<>();
+            for (Race race : candidates) {
+                List<Race> others = new ArrayList<>(candidates);
+                others.remove(race);
+                if (explore(program, withClosers(options.fixes(), others)).violates()) {
+                    together.add(race);
+                }
+            }
+            if (!together.isEmpty()) {
+                return together;
+            }
         }
         return composed(program, explored);
     }

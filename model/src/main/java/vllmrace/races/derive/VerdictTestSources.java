@@ -32,7 +32,7 @@ public final class VerdictTestSources {
             throw new IllegalArgumentException("parts must be >= 1, got " + parts);
         }
         for (int part = 1; part <= parts; part++) {
-            String className = parts == 1 ? args[2] : args[2] + "Part" + part;
+            String className = partClassName(args[2], part, parts);
             Path file = Path.of(args[4]).resolve(args[1].replace('.', '/')).resolve(className + ".java");
             Files.createDirectories(file.getParent());
             Files.writeString(file, source(engine, args[1], className, args[3], part, parts));
@@ -41,6 +41,18 @@ public final class VerdictTestSources {
 
     static String source(Engine engine, String pkg, String className, String check) {
         return source(engine, pkg, className, check, 1, 1);
+    }
+
+    /**
+     * The class name of part {@code part}: {@code LincheckVerdictsTest} becomes {@code LincheckVerdictsPart1Test}, so it
+     * still ends in {@code Test} and Surefire's default includes run it (a name they miss is a silent pass).
+     */
+    public static String partClassName(String className, int part, int parts) {
+        if (parts == 1) {
+            return className;
+        }
+        String stem = className.endsWith("Test") ? className.substring(0, className.length() - 4) : className;
+        return stem + "Part" + part + "Test";
     }
 
     /**
