@@ -16,7 +16,7 @@ import vllmrace.races.Verdict;
 
 /**
  * Lincheck's harness self-test: a reported variant whose actor 1 raises must be a harness error, never the race (the
- * verdicts themselves are the generated {@code LincheckVerdictsTestPart1} and {@code Part2}, through {@link LincheckVerdictCheck}).
+ * verdicts themselves are the generated {@code LincheckVerdictsPart1Test} and {@code LincheckVerdictsPart2Test}, through {@link LincheckVerdictCheck}).
  */
 @DisplayName("Lincheck self-test")
 class LincheckHarnessErrorTest {

@@ -16,7 +16,7 @@ import vllmrace.races.Variant;
 import vllmrace.races.Verdict;
 
 /**
- * Lincheck's verdict test of one race and variant, called by the generated {@code LincheckVerdictsTestPart1} and {@code Part2} (one test per
+ * Lincheck's verdict test of one race and variant, called by the generated {@code LincheckVerdictsPart1Test} and {@code LincheckVerdictsPart2Test} (one test per
  * cell, named {@code <Race> [Lincheck, <variant>]}): model-checked on the race's own scenario and judged by
  * {@link LincheckVerdicts}, the path the catalogue uses. Reported must find the race, fixed must be clean (a small
  * scenario with every distinct step sequence among the invocations), vLLM main as the merged fixes make it. A reported

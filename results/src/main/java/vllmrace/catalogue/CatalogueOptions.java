@@ -206,7 +206,7 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
               --help                 this text
 
             Examples:
-              ./catalogue                                 every race (about 3 minutes 15 seconds on 2 CPUs)
+              ./catalogue                                 every race (about 7 and a half minutes on 2 CPUs)
               ./catalogue DoubleFreeOnAbortedAsyncSave    one race
               ./catalogue '#32255'                        both races of #32255
               ./catalogue --shard 2/4                     the second of four CI shards
