@@ -90,8 +90,7 @@ public final class AsyncFreeUnderInFlightStepScenario extends SchedulerRaceScena
     @Override
     public Outcome arbiter() {
         rig.runToQuiescence();
-        if (rig.has(ViolationKind.STALE_STEP_WRITE_INTO_REUSED_BLOCK) && rig.violations().all().stream()
-                .allMatch(v -> v.kind() == ViolationKind.STALE_STEP_WRITE_INTO_REUSED_BLOCK) && !actorFailed()) {
+        if (onlyFired(ViolationKind.STALE_STEP_WRITE_INTO_REUSED_BLOCK)) {
             return Outcome.CORRUPTED;
         }
         if (!rig.violations().isEmpty() || actorFailed() || !rig.allFreed()

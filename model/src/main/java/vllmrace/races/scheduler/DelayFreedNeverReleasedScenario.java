@@ -84,8 +84,7 @@ public final class DelayFreedNeverReleasedScenario extends SchedulerRaceScenario
     @Override
     public Outcome arbiter() {
         rig.runToQuiescence();
-        if (rig.has(ViolationKind.REQUEST_LEAKED) && rig.violations().all().stream()
-                .allMatch(v -> v.kind() == ViolationKind.REQUEST_LEAKED) && !actorFailed()) {
+        if (onlyFired(ViolationKind.REQUEST_LEAKED)) {
             return Outcome.LEAKED;
         }
         return cleanEnding(REQUEST_ID, Outcome.RECLAIMED, Outcome.UNEXPECTED, Outcome.UNEXPECTED);

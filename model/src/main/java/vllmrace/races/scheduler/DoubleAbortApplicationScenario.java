@@ -101,8 +101,7 @@ public final class DoubleAbortApplicationScenario extends SchedulerRaceScenario 
     @Override
     public Outcome arbiter() {
         rig.runToQuiescence();
-        if (rig.has(ViolationKind.ABORT_HIT_WRONG_REQUEST) && rig.violations().all().stream()
-                .allMatch(v -> v.kind() == ViolationKind.ABORT_HIT_WRONG_REQUEST) && !actorFailed()) {
+        if (onlyFired(ViolationKind.ABORT_HIT_WRONG_REQUEST)) {
             return Outcome.SECOND_ABORT_KILLS_READD;
         }
         RequestStatus firstStatus = rig.request(first).status();

@@ -83,8 +83,7 @@ public final class IdleWithDelayFreedOnlyScenario extends SchedulerRaceScenario 
     @Override
     public Outcome arbiter() {
         rig.runToQuiescence();
-        if (rig.has(ViolationKind.REQUEST_LEAKED) && rig.violations().all().stream()
-                .allMatch(v -> v.kind() == ViolationKind.REQUEST_LEAKED || v.kind() == ViolationKind.BLOCK_LEAK) && !actorFailed()) {
+        if (onlyFired(ViolationKind.REQUEST_LEAKED, ViolationKind.BLOCK_LEAK)) {
             return Outcome.LEAKED;
         }
         return cleanEnding(REQUEST_ID, Outcome.UNEXPECTED, Outcome.FREED, Outcome.UNEXPECTED);

@@ -1,5 +1,6 @@
 package vllmrace.races.scheduler;
 
+import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
@@ -42,6 +43,15 @@ abstract class SchedulerRaceScenario extends TwoActorScenario {
         for (int i = 0; i < others; i++) {
             rig.sendAdd(requestId + "o" + (i + 1), 4, 1);
         }
+    }
+
+    /**
+     * True when the race's detector fired and nothing else did (or only {@code alsoAllowed}), and no actor raised: the
+     * race's own violating outcome, never a modelling error passed off as it.
+     */
+    protected final boolean onlyFired(ViolationKind race, ViolationKind... alsoAllowed) {
+        java.util.Set<ViolationKind> allowed = java.util.EnumSet.of(race, alsoAllowed);
+        return rig.has(race) && rig.violations().all().stream().allMatch(v -> allowed.contains(v.kind())) && !actorFailed();
     }
 
     protected final <O extends RaceOutcome> O cleanEnding(String requestId, O aborted, O completed, O unexpected) {

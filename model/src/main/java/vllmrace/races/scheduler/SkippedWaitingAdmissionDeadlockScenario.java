@@ -89,8 +89,7 @@ public final class SkippedWaitingAdmissionDeadlockScenario extends SchedulerRace
     @Override
     public Outcome arbiter() {
         rig.runToQuiescence();
-        if (rig.has(ViolationKind.REQUEST_STUCK) && rig.violations().all().stream()
-                .allMatch(v -> v.kind() == ViolationKind.REQUEST_STUCK) && !actorFailed()) {
+        if (onlyFired(ViolationKind.REQUEST_STUCK)) {
             return Outcome.DEADLOCKED;
         }
         if (!rig.violations().isEmpty() || actorFailed() || !rig.allFreed()) {

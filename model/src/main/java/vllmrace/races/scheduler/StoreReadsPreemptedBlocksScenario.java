@@ -85,8 +85,7 @@ public final class StoreReadsPreemptedBlocksScenario extends SchedulerRaceScenar
     @Override
     public Outcome arbiter() {
         rig.runToQuiescence();
-        if (rig.has(ViolationKind.STORE_READ_OF_FREED_BLOCK) && rig.violations().all().stream()
-                .allMatch(v -> v.kind() == ViolationKind.STORE_READ_OF_FREED_BLOCK) && !actorFailed()) {
+        if (onlyFired(ViolationKind.STORE_READ_OF_FREED_BLOCK)) {
             return Outcome.FOREIGN_KV_STORED;
         }
         if (!rig.violations().isEmpty() || actorFailed() || !rig.allFreed() || !rig.request(GROWING).isFinished()
