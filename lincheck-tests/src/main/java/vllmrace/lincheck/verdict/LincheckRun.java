@@ -84,7 +84,7 @@ public final class LincheckRun {
                 // the failing scenario only re-runs it
                 .minimizeFailedScenario(false)
                 .addGuarantee(ManagedStrategyGuaranteeKt.forClasses(RunRecorder.class.getName()).allMethods().ignore())
-                .addGuarantee(ManagedStrategyGuaranteeKt.forClasses("vllmrace.model.asyncio.Coroutine").methods("runNextStep", "isDone").treatAsAtomic())
+                .addGuarantee(ManagedStrategyGuaranteeKt.forClasses("vllmrace.model.asyncio.Coroutine").methods("runNextStep", "runNextStepIfAny", "isDone").treatAsAtomic())
                 .addGuarantee(ManagedStrategyGuaranteeKt.forClasses("vllmrace.model.engine.EngineCore").methods("processInputQueue", "runBusyLoopOnce").treatAsAtomic());
     }
 
@@ -115,6 +115,7 @@ public final class LincheckRun {
 
     /** Runs one configured check; {@code budget} is the total invocations it may use (for the figures). */
     public static LincheckResult check(String name, Class<?> testClass, ModelCheckingOptions options, int budget) {
+        LincheckAgent.installOnce();
         RunRecorder.reset();
         long start = System.nanoTime();
         LincheckFailure failure = LinCheckerKt.checkImpl(options, testClass);
