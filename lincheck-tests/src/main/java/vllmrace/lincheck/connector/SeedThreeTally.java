@@ -1,10 +1,13 @@
 package vllmrace.lincheck.connector;
 
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import vllmrace.races.Schedule;
+import vllmrace.races.connector.LateLoadCompletionUnionScenario;
 import vllmrace.races.connector.SeedThreeInvariant;
 
 /**
@@ -35,6 +38,23 @@ final class SeedThreeTally {
         RUNS.set(0);
         VIOLATING.values().forEach(count -> count.set(0));
         SCHEDULES.clear();
+    }
+
+    /**
+     * The arbiter of one invocation, in full: runs the scenario's arbiter, reads the four invariants and records them with
+     * the interleaving the steps ran in. Here, in a class Lincheck ignores, so none of it is tracked: it runs alone after
+     * both threads, with nothing to interleave.
+     */
+    static void judge(LateLoadCompletionUnionScenario scenario) {
+        String schedule = Schedule.fromSteps(scenario, scenario.stepLog().entriesSince(scenario.setupSteps())).actors();
+        scenario.arbiter();
+        Set<SeedThreeInvariant> broken = EnumSet.noneOf(SeedThreeInvariant.class);
+        for (SeedThreeInvariant invariant : SeedThreeInvariant.values()) {
+            if (!invariant.holds(scenario.rig().violations())) {
+                broken.add(invariant);
+            }
+        }
+        record(schedule, broken);
     }
 
     /**

@@ -1,14 +1,11 @@
 package vllmrace.lincheck.connector;
 
-import java.util.EnumSet;
 import java.util.Objects;
-import java.util.Set;
 import org.jetbrains.lincheck.datastructures.Operation;
 import vllmrace.lincheck.verdict.RunRecorder;
+import vllmrace.model.asyncio.Coroutine;
 import vllmrace.model.fix.FixSet;
-import vllmrace.races.Schedule;
 import vllmrace.races.connector.LateLoadCompletionUnionScenario;
-import vllmrace.races.connector.SeedThreeInvariant;
 
 /**
  * Seed 003's scenario ({@link LateLoadCompletionUnionScenario}) as a Lincheck test class for one fix combination: the two
@@ -24,10 +21,15 @@ public class SeedThreeUnderCheck {
     private static volatile FixSet fixes;
 
     private final LateLoadCompletionUnionScenario scenario;
+    // in final fields: a read of one is no switch point (see ScenarioUnderCheck)
+    private final Coroutine<?> actor1;
+    private final Coroutine<?> actor2;
 
     public SeedThreeUnderCheck() {
         RunRecorder.countInvocation();
         scenario = new LateLoadCompletionUnionScenario(fixes);
+        actor1 = scenario.actor1();
+        actor2 = scenario.actor2();
     }
 
     static void configure(FixSet fixes) {
@@ -36,25 +38,17 @@ public class SeedThreeUnderCheck {
 
     @Operation
     public void actor1() {
-        scenario.actor1().run();
+        actor1.run();
     }
 
     @Operation
     public void actor2() {
-        scenario.actor2().run();
+        actor2.run();
     }
 
     @Operation
     public String arbiter() {
-        String schedule = Schedule.fromSteps(scenario, scenario.stepLog().entriesSince(scenario.setupSteps())).actors();
-        scenario.arbiter();
-        Set<SeedThreeInvariant> broken = EnumSet.noneOf(SeedThreeInvariant.class);
-        for (SeedThreeInvariant invariant : SeedThreeInvariant.values()) {
-            if (!invariant.holds(scenario.rig().violations())) {
-                broken.add(invariant);
-            }
-        }
-        SeedThreeTally.record(schedule, broken);
+        SeedThreeTally.judge(scenario);
         return CHECKED;
     }
 

@@ -5,6 +5,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.jetbrains.lincheck.datastructures.Operation;
+import vllmrace.model.asyncio.Coroutine;
 import vllmrace.races.OutcomeKind;
 import vllmrace.races.RaceScenario;
 import vllmrace.races.Subject;
@@ -47,6 +48,9 @@ public class ScenarioUnderCheck {
     }
 
     private final RaceScenario scenario;
+    // the actors in final fields: a read of one is no switch point, so an actor's first switch point is its first step
+    private final Coroutine<?> actor1;
+    private final Coroutine<?> actor2;
     private final boolean counted;
 
     public ScenarioUnderCheck() {
@@ -59,6 +63,8 @@ public class ScenarioUnderCheck {
             RunRecorder.countInvocation();
         }
         scenario = subject.newScenario();
+        actor1 = scenario.actor1();
+        actor2 = scenario.actor2();
     }
 
     /** The subject of the next check; with {@code stopAt > 0}, stop once that many distinct step sequences ran. */
@@ -78,12 +84,12 @@ public class ScenarioUnderCheck {
 
     @Operation
     public void actor1() {
-        scenario.actor1().run();
+        actor1.run();
     }
 
     @Operation
     public void actor2() {
-        scenario.actor2().run();
+        actor2.run();
     }
 
     @Operation
