@@ -150,6 +150,25 @@ public final class Hunt {
     }
 
     /**
+     * For a finding, what the catalogue's fixes do to it: each fix off in {@code fixes} that removes the violation when
+     * switched on alone, with the catalogued races it closes (whose invariants are not the finding's, or it would be a
+     * rediscovery). Empty when no single fix removes it. A program that does not violate under {@code fixes} is a
+     * caller error.
+     */
+    public static Map<Fix, List<Race>> singleFixesRemoving(HuntProgram program, FixSet fixes) {
+        if (!explore(program, fixes).violates()) {
+            throw new IllegalArgumentException("no violation to remove: " + program + " is clean under " + fixes);
+        }
+        Map<Fix, List<Race>> out = new java.util.LinkedHashMap<>();
+        for (Fix fix : Fix.values()) {
+            if (!fixes.isOn(fix) && !explore(program, fixes.with(fix)).violates()) {
+                out.put(fix, java.util.Arrays.stream(Race.values()).filter(r -> r.closedBy().contains(fix)).toList());
+            }
+        }
+        return out;
+    }
+
+    /**
      * The catalogued races that explain {@code explored}. With every fix on the violation must be gone (else no catalogued
      * fix closes it: a finding). Among the races that break one of its invariants and are not already closed by the hunt's
      * fixes: the first whose closers, added to the hunt's fixes, remove it; else those whose closers it needs (every fix

@@ -87,6 +87,25 @@ class HuntTest {
         assertEquals(label, hunt.classify(small, Hunt.explore(small, FixSet.upstreamMain())));
     }
 
+    /**
+     * Seed 20261201's program 603 with every fix off: a resubmit of a remote-prefill request and two aborts write into
+     * freed blocks (SC4, AbortedLoadFreesBlocks's invariant, whose closer alone does not remove it); #27987's unique ids
+     * alone do, the closer of races that never break SC4. A finding, and the report says which fix removes it.
+     */
+    @Test
+    void aFindingSaysWhichCatalogedFixAloneRemovesIt() {
+        HuntProgram program = Hunt.program(20261201L, 603);
+        Hunt hunt = new Hunt(new Hunt.Options(20261201L, FixSet.none(), "none", 1, 1, 1));
+        Hunt.Explored e = Hunt.explore(program, FixSet.none());
+        assertTrue(e.invariants().contains("SC4"), e.invariants().toString());
+        assertEquals(List.of(), hunt.classify(program, e), "no race that breaks SC4 has closers that remove it");
+        var single = Hunt.singleFixesRemoving(program, FixSet.none());
+        assertEquals(java.util.Set.of(vllmrace.model.fix.Fix.UNIQUE_INTERNAL_IDS), single.keySet());
+        assertTrue(single.get(vllmrace.model.fix.Fix.UNIQUE_INTERNAL_IDS).contains(Race.ReusedIdStaleOutputUnderflow));
+        assertThrows(IllegalArgumentException.class, () -> Hunt.singleFixesRemoving(program, FixSet.all()),
+                "a program clean under the fixes has nothing to remove");
+    }
+
     @Test
     void badInputIsRefused() {
         assertThrows(IllegalArgumentException.class, () -> new Hunt.Options(1, FixSet.all(), "all", 0, 1, 1));

@@ -8,11 +8,14 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.stream.Collectors;
 import vllmrace.hunt.Hunt;
 import vllmrace.hunt.HuntProgram;
 import vllmrace.model.detect.Settle;
 import vllmrace.model.detect.Violation;
+import vllmrace.model.fix.Fix;
+import vllmrace.model.fix.FixSet;
 import vllmrace.races.Race;
 
 /**
@@ -73,7 +76,7 @@ final class HuntCommand {
         numbered(explored.steps()).forEach(out::detail);
         explored.violations().forEach(v -> out.detail("detector: " + v));
         List<Race> label = hunt.classify(program, explored);
-        out.line(label.isEmpty() ? "not explained by any catalogued race: a finding"
+        out.line(label.isEmpty() ? "not explained by any catalogued race: a finding. " + whatFixesDo(program)
                 : "a rediscovery of " + label.stream().map(Race::name).collect(Collectors.joining(" + ")));
         return label.isEmpty() ? 1 : 0;
     }
@@ -145,9 +148,27 @@ final class HuntCommand {
             b.append("None: every violation is explained by a catalogued race.\n");
         }
         for (Hunt.Finding f : r.findings()) {
-            b.append("- [").append(f.id()).append("](").append(f.id()).append(".md): ").append(f.minimal()).append("\n");
+            Map<Fix, List<Race>> single = Hunt.singleFixesRemoving(f.minimal(), o.fixes());
+            b.append("- [").append(f.id()).append("](").append(f.id()).append(".md): ").append(f.minimal())
+                    .append(single.isEmpty() ? "" : "; removed by " + single.keySet().stream().map(Fix::name)
+                            .collect(Collectors.joining(" or ")) + " alone").append("\n");
         }
         return b.toString();
+    }
+
+    /** What the catalogue's fixes do to a finding: none closes it, or which one alone removes it and whose races it closes. */
+    private String whatFixesDo(HuntProgram program) {
+        if (Hunt.explore(program, FixSet.all()).violates()) {
+            return "With every fix of the catalogue on it still violates: no catalogued fix closes it.";
+        }
+        Map<Fix, List<Race>> single = Hunt.singleFixesRemoving(program, args.fixes());
+        if (single.isEmpty()) {
+            return "Every fix on removes it, no single fix does: several catalogued fixes together close it.";
+        }
+        return "Removed by one fix alone: " + single.entrySet().stream()
+                .map(e -> e.getKey() + " (" + e.getKey().upstream() + (e.getValue().isEmpty() ? ""
+                        : "; closer of " + e.getValue().stream().map(Race::name).collect(Collectors.joining(", "))) + ")")
+                .collect(Collectors.joining(", ")) + ": a catalogued fix, with a symptom none of its races shows.";
     }
 
     private String finding(Hunt.Finding f) {
@@ -165,8 +186,9 @@ final class HuntCommand {
         for (Violation v : f.explored().violations()) {
             b.append("- ").append(v).append('\n');
         }
-        b.append("\n**Classification.** Not explained by a catalogued race: with every fix of the catalogue on it still violates, "
-                + "or no race's closers are what removes it. Confirm it against upstream source, or show it is a modelling artefact.\n\n");
+        b.append("\n**Classification.** Not explained by a catalogued race (no race that breaks one of its invariants has closers "
+                + "that remove it). ").append(whatFixesDo(f.minimal())).append(" Confirm it against upstream source, or show it is a "
+                + "modelling artefact.\n\n");
         b.append("**Proposed registry entry.**\n\n```java\n    ").append(f.id().replace('-', '_')).append("(\n")
                 .append("            Component.SCHEDULER,\n            \"found by this suite (hunt seed ").append(args.seed())
                 .append(", scenario ").append(f.scenario()).append(")\",\n")
