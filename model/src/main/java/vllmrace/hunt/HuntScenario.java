@@ -8,6 +8,7 @@ import vllmrace.hunt.HuntRequest.Source;
 import vllmrace.model.asyncio.Coroutine;
 import vllmrace.model.fix.Fix;
 import vllmrace.model.fix.FixSet;
+import vllmrace.model.frontend.InputProcessor;
 import vllmrace.races.Clean;
 import vllmrace.races.ModellingError;
 import vllmrace.races.RaceOutcome;
@@ -34,6 +35,7 @@ public final class HuntScenario extends TwoActorScenario {
 
     private final HuntProgram program;
     private final EngineCoreRig rig;
+    private final FixSet fixes;
     private final boolean uniqueIds;
     private final Map<String, String> engineIds = new HashMap<>();
     private final Map<String, Integer> adds = new HashMap<>();
@@ -48,6 +50,7 @@ public final class HuntScenario extends TwoActorScenario {
         super(rig.stepLog(), rig.violations());
         this.program = program;
         this.rig = rig;
+        this.fixes = fixes;
         this.uniqueIds = fixes.isOn(Fix.UNIQUE_INTERNAL_IDS);
         for (HuntRequest r : program.requests()) {
             add(r);
@@ -77,7 +80,7 @@ public final class HuntScenario extends TwoActorScenario {
     /** The client's ADD: a new engine id (with #27987), the connector set up for it, the ADD on the wire. */
     private void add(HuntRequest r) {
         int n = adds.merge(r.id(), 1, Integer::sum);
-        String engineId = uniqueIds ? r.id() + "-" + n : r.id();
+        String engineId = InputProcessor.assignRequestId(fixes, r.id(), n);
         engineIds.put(r.id(), engineId);
         int tokens = r.promptTokens(EngineCoreRig.BLOCK_SIZE);
         rig.connector().savePolicy(engineId, r.save());

@@ -92,13 +92,9 @@ public final class AsyncLlm {
         return coroutine.returning(() -> queue);
     }
 
-    /**
-     * {@code InputProcessor.assign_request_id}: with {@link Fix#UNIQUE_INTERNAL_IDS} (#27987) the internal id is the
-     * external one plus a unique suffix (deterministic counter here), else the external id itself.
-     */
+    /** {@link InputProcessor#assignRequestId}, numbering this instance's ADDs. */
     private String assignRequestId(String externalReqId) {
-        UpstreamPins.enter(UpstreamPin.INPUT_PROCESSOR_ASSIGN_REQUEST_ID);
-        return fixes.isOn(Fix.UNIQUE_INTERNAL_IDS) ? externalReqId + "-" + (++requestIdCounter) : externalReqId;
+        return InputProcessor.assignRequestId(fixes, externalReqId, ++requestIdCounter);
     }
 
     /**

@@ -5,6 +5,7 @@ import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.Fix;
 import vllmrace.model.fix.FixSet;
+import vllmrace.model.frontend.InputProcessor;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
 import vllmrace.races.ModellingError;
@@ -78,9 +79,8 @@ public final class DoubleAbortApplicationScenario extends SchedulerRaceScenario 
         super(new EngineCoreRig(fixes, SavePolicy.NEVER, 8));
         int maxTokens = p.get("maxTokens", 4, 2);
         // the frontend's assign_request_id: with #27987 each ADD gets its own engine id
-        boolean unique = fixes.isOn(Fix.UNIQUE_INTERNAL_IDS);
-        first = unique ? REQUEST_ID + "-1" : REQUEST_ID;
-        second = unique ? REQUEST_ID + "-2" : REQUEST_ID;
+        first = InputProcessor.assignRequestId(fixes, REQUEST_ID, 1);
+        second = InputProcessor.assignRequestId(fixes, REQUEST_ID, 2);
         rig.sendAdd(first, 4, maxTokens);
         rig.sendAdd(OTHER, 4, maxTokens);
         rig.runBusyLoopOnce(); // both added; schedule(1)

@@ -5,6 +5,7 @@ import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.Fix;
 import vllmrace.model.fix.FixSet;
+import vllmrace.model.frontend.InputProcessor;
 import vllmrace.races.Clean;
 import vllmrace.races.ModellingError;
 import vllmrace.races.Params;
@@ -74,9 +75,9 @@ public final class ReusedIdStaleOutputUnderflowScenario extends SchedulerRaceSce
     public ReusedIdStaleOutputUnderflowScenario(FixSet fixes, Params p) {
         super(new EngineCoreRig(fixes, SavePolicy.NEVER, 3));
         int maxTokens = p.get("maxTokens", 2, 2);
-        boolean unique = fixes.isOn(Fix.UNIQUE_INTERNAL_IDS); // the frontend's assign_request_id
-        first = unique ? REQUEST_ID + "-1" : REQUEST_ID;
-        second = unique ? REQUEST_ID + "-2" : REQUEST_ID;
+        // the frontend's assign_request_id: with #27987 each ADD gets its own engine id
+        first = InputProcessor.assignRequestId(fixes, REQUEST_ID, 1);
+        second = InputProcessor.assignRequestId(fixes, REQUEST_ID, 2);
         rig.sendAdd(first, 2 * EngineCoreRig.BLOCK_SIZE, maxTokens);
         rig.sendAdd(OTHER, 2 * EngineCoreRig.BLOCK_SIZE, maxTokens);
         rig.runBusyLoopOnce(); // both added; schedule(1) runs A's prefill (B waits for blocks); the loop does not block
