@@ -11,6 +11,7 @@ import vllmrace.model.engine.EngineCore;
 import vllmrace.model.engine.EngineCoreMessage;
 import vllmrace.model.engine.EngineCoreOutput;
 import vllmrace.model.engine.Fifo;
+import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.kv.BlockPool;
 import vllmrace.model.kv.KvCacheManager;
@@ -42,8 +43,13 @@ public final class VllmInstance {
     private final TestAsyncConnector connector;
 
     public VllmInstance(FixSet fixes) {
+        this(fixes, Configuration.DEFAULT);
+    }
+
+    /** As {@link #VllmInstance(FixSet)}, deployed with {@code configuration}. */
+    public VllmInstance(FixSet fixes, Configuration configuration) {
         this.fixes = Objects.requireNonNull(fixes, "fixes");
-        this.asyncLlm = new AsyncLlm(fixes, new EventLoop(stepLog), outputProcessor, new EngineCoreClient(inputSocket, outputSocket));
+        this.asyncLlm = new AsyncLlm(fixes, configuration, new EventLoop(stepLog), outputProcessor, new EngineCoreClient(inputSocket, outputSocket));
         this.scheduler = new Scheduler(fixes, violations);
         this.engineCore = new EngineCore(scheduler, inputSocket, outputSocket, violations, stepLog);
         this.connector = null;
@@ -59,12 +65,17 @@ public final class VllmInstance {
      * @throws IllegalArgumentException for {@code numGpuBlocks < 1}
      */
     public VllmInstance(FixSet fixes, TestAsyncConnector.SavePolicy savePolicy, int numGpuBlocks) {
+        this(fixes, Configuration.DEFAULT, savePolicy, numGpuBlocks);
+    }
+
+    /** As {@link #VllmInstance(FixSet, TestAsyncConnector.SavePolicy, int)}, deployed with {@code configuration}. */
+    public VllmInstance(FixSet fixes, Configuration configuration, TestAsyncConnector.SavePolicy savePolicy, int numGpuBlocks) {
         this.fixes = Objects.requireNonNull(fixes, "fixes");
         Objects.requireNonNull(savePolicy, "savePolicy");
         if (numGpuBlocks < 1) {
             throw new IllegalArgumentException("numGpuBlocks must be >= 1, got " + numGpuBlocks);
         }
-        this.asyncLlm = new AsyncLlm(fixes, new EventLoop(stepLog), outputProcessor, new EngineCoreClient(inputSocket, outputSocket));
+        this.asyncLlm = new AsyncLlm(fixes, configuration, new EventLoop(stepLog), outputProcessor, new EngineCoreClient(inputSocket, outputSocket));
         KvCacheManager kvCacheManager = new KvCacheManager(new BlockPool(numGpuBlocks, violations), BLOCK_SIZE, violations);
         this.connector = new TestAsyncConnector(kvCacheManager, savePolicy);
         this.scheduler = new Scheduler(fixes, violations, kvCacheManager, connector);

@@ -393,7 +393,7 @@ class FixSwitchTest {
     class MultiConnectorLoadDedup {
         private MultiConnector twoLoads(FixSet fixes, NixlDecodeConnector[] nixl, LmCacheConnector[] lm) {
             nixl[0] = new NixlDecodeConnector("NIXL", kv, fixes);
-            lm[0] = new LmCacheConnector("LMCache", kv, false);
+            lm[0] = LmCacheConnector.outOfTree("LMCache", kv, false);
             nixl[0].remotePrefill("R", 4);
             lm[0].cachedPrefix("R", 4);
             MultiConnector multi = new MultiConnector(fixes, List.of(nixl[0], lm[0]));
@@ -462,7 +462,7 @@ class FixSwitchTest {
     class NoSaveWhileLoading {
         private MultiConnector loadingWithAnOffloader(FixSet fixes, LmCacheConnector[] offload) {
             NixlDecodeConnector nixl = new NixlDecodeConnector("NIXL", kv, fixes);
-            offload[0] = new LmCacheConnector("Offload", kv, true);
+            offload[0] = LmCacheConnector.outOfTree("Offload", kv, true);
             nixl.remotePrefill("R", 4);
             MultiConnector multi = new MultiConnector(fixes, List.of(nixl, offload[0]));
             multi.getNumNewMatchedTokens(r, 0);

@@ -1,6 +1,7 @@
 package vllmrace.model.fix;
 
 import static vllmrace.model.fix.Provenance.merged;
+import static vllmrace.model.fix.Provenance.mergedFromDiff;
 import static vllmrace.model.fix.Provenance.proposed;
 import static vllmrace.model.fix.Provenance.suite;
 
@@ -39,12 +40,13 @@ public enum Fix {
     /**
      * The #32255 review's refinement (cursor bot, "KV blocks never freed if abort races with finished_recving"): no delay
      * when finished_recving already arrived, since no second report will come. Only matters with
-     * {@link #DELAY_FREE_ABORTED_LOAD} ON. In upstream main; whether it landed in #32255 itself or a follow-up is not
-     * established.
+     * {@link #DELAY_FREE_ABORTED_LOAD} ON. In main at 00024d31; the PR that added it is not identified: a review comment
+     * on #32255 asked for exactly this check and #46283 calls the result "the #32255 fix", so it most likely landed in
+     * #32255 before its merge, but the merged diff was not read.
      */
     DELAY_FREE_UNLESS_RECVED(
-            merged("#32255 review", "vllm/v1/core/sched/scheduler.py@00024d31",
-                    "Scheduler.finish_requests: ... and request.request_id not in self.finished_recving_kv_req_ids"),
+            merged("in main at 00024d31, PR not identified", "vllm/v1/core/sched/scheduler.py@00024d31 (asked for in #32255's review)",
+                    "Scheduler.finish_requests: delay_free_blocks = request.request_id not in self.finished_recving_kv_req_ids"),
             "finish_requests does not delay the free when the request's finished_recving already arrived"),
     /** {@code finish_requests} skips requests that are already finished. */
     SKIP_ABORT_OF_FINISHED(
@@ -87,6 +89,27 @@ public enum Fix {
                             + "if is_d_node and not self.is_bidirectional_kv_xfer_enabled: return False, None"),
             "NIXL decode side pins blocks while a pull is in flight and reports its late completion as finished_sending"),
     /**
+     * #46865 (fixes #46951): {@code MultiConnector.update_state_after_alloc} gives the children it did not choose to load
+     * the request's real blocks, with {@code num_external_tokens = 0} as the "do not load" signal, so a child that
+     * tracks or offloads blocks sees the ones being loaded. Before it they got empty blocks and 0.
+     */
+    NON_CHOSEN_REAL_BLOCKS(
+            merged("#46865", "vllm/distributed/kv_transfer/kv_connector/v1/multi_connector.py@00f4240e (before: @a4a2a8ee)",
+                    "MultiConnector.update_state_after_alloc: other connectors still receive the request's real blocks "
+                            + "(c.update_state_after_alloc(request, blocks, 0)); before: empty_blocks"),
+            "MultiConnector hands its non-chosen children the real blocks with 0 external tokens"),
+    /**
+     * #47505: vLLM's in-tree {@code lmcache_mp_connector} starts a retrieve in {@code update_state_after_alloc} only when
+     * it was given external tokens, so a non-chosen LMCache MP child (given the real blocks by #46865) does not load.
+     * LMCache's own out-of-tree MP connector does not have it ({@link vllmrace.model.deploy.ConfigSwitch#OUT_OF_TREE_LMCACHE_MP}).
+     */
+    LMCACHE_MP_LOAD_ONLY_WHEN_CHOSEN(
+            mergedFromDiff("#47505", "condition = tracker.needs_retrieve() -> condition = tracker.needs_retrieve() and "
+                            + "num_external_tokens > 0; the last vLLM file version read is before it "
+                            + "(lmcache_mp_connector.py@474b0b8c); the same guard is in LMCache's own copy at LMCache@0039822b",
+                    "LMCacheMPConnector.update_state_after_alloc: condition = tracker.needs_retrieve() and num_external_tokens > 0"),
+            "the in-tree LMCache MP connector loads only when it is the chosen child (num_external_tokens > 0)"),
+    /**
      * Seed 003 (#53049), direction (3), defence in depth: {@code _update_from_kv_xfer_finished} warns and skips a
      * transfer report for an id no longer in {@code requests} (and a finished_recving for a request that no longer
      * waits for it) instead of asserting.
@@ -114,9 +137,12 @@ public enum Fix {
      * transfer that frees them is reported.
      */
     HAS_REQUESTS_COUNTS_DELAY_FREED(
-            merged("#43433", "vllm/v1/engine/core.py@00080ee1 (has_work; before: @ac3cb2e2); scheduler.py has_finished_requests "
-                            + "as in robertgshaw2-redhat/vllm@0201778e (00024d31 is before it)",
-                    "Scheduler.has_finished_requests: return len(self.requests) > num_in_queues (was: len(self.finished_req_ids) > 0)"),
+            mergedFromDiff("#43433", "Scheduler.has_finished_requests: if self.finished_req_ids: return True; if self.connector is "
+                            + "None: return False; return any(request.is_finished() for request in self.requests.values()) "
+                            + "(was: len(self.finished_req_ids) > 0, scheduler.py@00024d31); a later fork copy "
+                            + "(robertgshaw2-redhat/vllm@0201778e) reads len(self.requests) > num_in_queues instead, the same "
+                            + "answer wherever a request outside the queues is a finished one; core.py's has_work @00080ee1",
+                    "Scheduler.has_finished_requests: return any(request.is_finished() for request in self.requests.values())"),
             "has_requests() counts finished requests waiting for a delayed connector free, so the engine keeps polling"),
     /**
      * A request aborted while WAITING_FOR_REMOTE_KVS (its free delayed by #32255) is reclaimed
@@ -155,8 +181,8 @@ public enum Fix {
      * {@code request_finished}, cannot free blocks a store job still reads.
      */
     STORE_JOB_BLOCK_REF(
-            merged("#52372", "mooncake/store/scheduler.py after #52372 (fixes #52360, #51637) (a later copy read; the PR text "
-                            + "and review name _reference_save_blocks)",
+            mergedFromDiff("#52372", "the PR text and review name _reference_save_blocks (fixes #52360, #51637); the vllm-project "
+                            + "version read, mooncake/store/scheduler.py@673f4fd9, is before it; a later fork copy has it",
                     "MooncakeStoreConnectorScheduler._reference_save_blocks: pool.touch(blocks) per store_job_id; "
                             + "update_connector_output: pool.free_blocks(reversed(block_ids)) once every rank reported"),
             "each async store job holds its own reference on the blocks it reads until it is done"),

@@ -41,9 +41,34 @@ public record Provenance(Kind kind, String reference, String status, String evid
         Objects.requireNonNull(evidence, "evidence");
     }
 
-    /** A merged PR; {@code inFileVersion} is an upstream file version (path@commit) that has it. */
+    /**
+     * A merged PR; {@code inFileVersion} names an upstream file version that has it ({@code path@commit}, a release, or a
+     * later copy that says where it was read).
+     *
+     * @throws IllegalArgumentException when it names no file version ({@link #FILE_VERSION})
+     */
     static Provenance merged(String pr, String inFileVersion, String evidence) {
+        if (!FILE_VERSION.matcher(inFileVersion).find()) {
+            throw new IllegalArgumentException(pr + ": a merged fix names a file version that has it (path@commit or a "
+                    + "release), got '" + inFileVersion + "'");
+        }
         return new Provenance(Kind.MERGED, pr, "in " + inFileVersion, evidence);
+    }
+
+    /**
+     * A merged PR whose behaviour was read from its own diff or text, no vllm-project file version with it being
+     * readable here: {@code diff} says what it changes, which version was read before it and any later copy read.
+     */
+    static Provenance mergedFromDiff(String pr, String diff, String evidence) {
+        return new Provenance(Kind.MERGED, pr, "read from the PR's diff: " + diff, evidence);
+    }
+
+    /** What a merged fix's status must name: a file version ({@code file.py@hex}, {@code @hex}) or a release ({@code v0.27.1}). */
+    public static final java.util.regex.Pattern FILE_VERSION = java.util.regex.Pattern.compile("@[0-9a-f]{7,40}\\b|\\bv\\d+\\.\\d+\\.\\d+");
+
+    /** Whether this provenance is merged and names a file version that has it, or the PR diff it was read from. */
+    public boolean citesSource() {
+        return kind != Kind.MERGED || FILE_VERSION.matcher(status).find() || status.startsWith("read from the PR's diff");
     }
 
     /** A proposal upstream, with its state (open, closed, not merged). */

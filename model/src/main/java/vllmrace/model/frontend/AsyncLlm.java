@@ -9,6 +9,7 @@ import vllmrace.model.asyncio.Coroutine;
 import vllmrace.model.asyncio.EventLoop;
 import vllmrace.model.engine.EngineCoreOutput;
 import vllmrace.model.engine.EngineCoreRequest;
+import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.Fix;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.upstream.UpstreamPin;
@@ -22,14 +23,17 @@ import vllmrace.model.upstream.UpstreamPins;
  */
 public final class AsyncLlm {
     private final FixSet fixes;
+    private final Configuration configuration;
     private final EventLoop loop;
     private final OutputProcessor outputProcessor;
     private final EngineCoreClient engineCore;
     private long arrivalClock;
     private long requestIdCounter;
 
-    public AsyncLlm(FixSet fixes, EventLoop loop, OutputProcessor outputProcessor, EngineCoreClient engineCore) {
+    public AsyncLlm(FixSet fixes, Configuration configuration, EventLoop loop, OutputProcessor outputProcessor,
+                    EngineCoreClient engineCore) {
         this.fixes = Objects.requireNonNull(fixes, "fixes");
+        this.configuration = Objects.requireNonNull(configuration, "configuration");
         this.loop = Objects.requireNonNull(loop, "loop");
         this.outputProcessor = Objects.requireNonNull(outputProcessor, "outputProcessor");
         this.engineCore = Objects.requireNonNull(engineCore, "engineCore");
@@ -94,7 +98,7 @@ public final class AsyncLlm {
 
     /** {@link InputProcessor#assignRequestId}, numbering this instance's ADDs. */
     private String assignRequestId(String externalReqId) {
-        return InputProcessor.assignRequestId(fixes, externalReqId, ++requestIdCounter);
+        return InputProcessor.assignRequestId(fixes, configuration, externalReqId, ++requestIdCounter);
     }
 
     /**

@@ -201,15 +201,24 @@ public final class Scheduler {
     /**
      * {@code Scheduler.has_requests()}: {@code has_unfinished_requests() or has_finished_requests()}. Before #43433
      * {@code has_finished_requests} is {@code len(self.finished_req_ids) > 0}; with it ({@link Fix#HAS_REQUESTS_COUNTS_DELAY_FREED})
-     * also, with a connector, finished requests still in {@code requests} waiting for a delayed free
-     * ({@code len(self.requests) > num_in_queues}), so the busy loop keeps stepping and polling {@code get_finished}.
+     * also, with a connector, finished requests still in {@code requests} waiting for a delayed free (#43433's diff:
+     * {@code if self.connector is None: return False; return any(request.is_finished() for request in
+     * self.requests.values())}), so the busy loop keeps stepping and polling {@code get_finished}.
      */
     public synchronized boolean hasRequests() {
         UpstreamPins.enter(UpstreamPin.SCHEDULER_HAS_FINISHED_REQUESTS);
         if (!waiting.isEmpty() || !running.isEmpty() || !finishedReqIds.isEmpty()) {
             return true;
         }
-        return fixes.isOn(Fix.HAS_REQUESTS_COUNTS_DELAY_FREED) && connector != null && requests.size() > waiting.size() + running.size();
+        if (!fixes.isOn(Fix.HAS_REQUESTS_COUNTS_DELAY_FREED) || connector == null) {
+            return false; // before #43433: len(self.finished_req_ids) > 0; with it: if self.connector is None: return False
+        }
+        for (Request request : requests.values()) {
+            if (request.isFinished()) {
+                return true; // return any(request.is_finished() for request in self.requests.values())
+            }
+        }
+        return false;
     }
 
     /**

@@ -62,6 +62,8 @@ public enum UpstreamPin {
     MULTI_CONNECTOR_BUILD_CONNECTOR_META("vllm/distributed/kv_transfer/kv_connector/v1/multi_connector.py", "MultiConnector.build_connector_meta", "00f4240ee6458263d76cf51ca7901ce1350bb4d1", "7a3cd214beb17363"),
     MULTI_CONNECTOR_UPDATE_CONNECTOR_OUTPUT("vllm/distributed/kv_transfer/kv_connector/v1/multi_connector.py", "MultiConnector.update_connector_output", "00f4240ee6458263d76cf51ca7901ce1350bb4d1", "e9027bc8c38053f1"),
     KV_OUTPUT_AGGREGATOR_AGGREGATE("vllm/distributed/kv_transfer/kv_connector/utils.py", "KVOutputAggregator.aggregate", "00f4240ee6458263d76cf51ca7901ce1350bb4d1", "093ac89530331f43"),
+    /** The in-tree LMCache MP connector before #47505 (the model adds its guard as {@code LMCACHE_MP_LOAD_ONLY_WHEN_CHOSEN}). */
+    LMCACHE_MP_UPDATE_STATE_AFTER_ALLOC("vllm/distributed/kv_transfer/kv_connector/v1/lmcache_mp_connector.py", "LMCacheMPConnector.update_state_after_alloc", "474b0b8c8b9676e34d101f4f1f8d94860a99fd7f", "6cdd94a78e832e9b"),
     NIXL_PULL_UPDATE_STATE_AFTER_ALLOC("vllm/distributed/kv_transfer/kv_connector/v1/nixl/pull_scheduler.py", "NixlPullConnectorScheduler.update_state_after_alloc", "b36ea89655c72f402aae2bcf08208c8841586a8e", "71ea360233c3c802"),
     NIXL_PULL_REQUEST_FINISHED("vllm/distributed/kv_transfer/kv_connector/v1/nixl/pull_scheduler.py", "NixlPullConnectorScheduler.request_finished", "b36ea89655c72f402aae2bcf08208c8841586a8e", "6e492a1518b2255b"),
     REQUEST_IS_FINISHED("vllm/v1/request.py", "Request.is_finished", "dba83d52c06471eabafba4310718ac7a100cbfa4", "7cbc23e4dbe51b6e");

@@ -17,8 +17,8 @@ import vllmrace.model.sched.Request;
  * What the model's two async-loading children share (the scheduler-side half of {@code KVConnectorBase_V1} for an
  * external prefix, plus the worker's completion of a load): a prefix offered per request
  * ({@code get_num_new_matched_tokens} reports it as an async load), a load started into the request's real blocks at
- * {@code update_state_after_alloc} whenever the child has a prefix for it (MultiConnector broadcasts
- * {@code start_load_kv}, seed 003), the load's completion writing the blocks it snapshotted, and the
+ * {@code update_state_after_alloc} whenever the child has a prefix for it and is given blocks (a subclass may honour
+ * {@code num_external_tokens = 0} as "not chosen"), the load's completion writing the blocks it snapshotted, and the
  * {@code request_finished} call count (contract: exactly once). Subclasses decide what {@code request_finished}
  * returns and how completions are reported by {@code get_finished}.
  *
@@ -67,7 +67,10 @@ abstract class AsyncLoadingChild implements ChildConnector {
         return offered == null || numComputedTokens > 0 ? MatchedTokens.NONE : new MatchedTokens(offered, true);
     }
 
-    /** Starts the load of an offered prefix into the request's real blocks, whether or not this child was chosen. */
+    /**
+     * Starts the load of an offered prefix into the blocks it is given, whatever {@code num_external_tokens} says: the
+     * base behaviour a subclass narrows when it honours 0 as "not chosen, do not load". Given no blocks, nothing starts.
+     */
     @Override
     public synchronized void updateStateAfterAlloc(Request request, List<Integer> blockIds, int numExternalTokens) {
         Objects.requireNonNull(request, "request");

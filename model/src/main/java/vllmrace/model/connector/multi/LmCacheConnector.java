@@ -10,17 +10,26 @@ import java.util.Set;
 import vllmrace.model.connector.KvConnectorOutput;
 import vllmrace.model.connector.RequestFinishedResult;
 import vllmrace.model.connector.UnknownTransferException;
+import vllmrace.model.deploy.ConfigSwitch;
+import vllmrace.model.deploy.Configuration;
+import vllmrace.model.fix.Fix;
+import vllmrace.model.fix.FixSet;
 import vllmrace.model.kv.KvCacheManager;
 import vllmrace.model.kv.TransferTarget;
 import vllmrace.model.sched.Request;
+import vllmrace.model.upstream.UpstreamPin;
+import vllmrace.model.upstream.UpstreamPins;
 
 /**
- * An LMCache-like connector ({@code kv_role: kv_both}): LMCache's vLLM v1 adapter
- * ({@code lmcache/integration/vllm/vllm_v1_adapter.py}, {@code LMCacheConnectorV1Impl}) as used through
- * {@code LMCacheMPConnector}. Scheduler side: {@code get_num_new_matched_tokens} reports a CPU-cache prefix hit as an
- * async load; {@code update_state_after_alloc} starts it into the request's real blocks whenever it has a hit
- * ({@code start_load_kv} is broadcast by MultiConnector to every child, seed 003); {@code request_finished} starts an
- * async save of every finished request when {@code saveEveryFinished} (aborted ones included; #33377, #46240).
+ * An LMCache-like connector ({@code kv_role: kv_both}): vLLM's in-tree
+ * {@code vllm/distributed/kv_transfer/kv_connector/v1/lmcache_mp_connector.py}, {@code LMCacheMPConnector}, or LMCache's
+ * own out-of-tree MP connector (the deployment's {@link ConfigSwitch#OUT_OF_TREE_LMCACHE_MP}). Scheduler side:
+ * {@code get_num_new_matched_tokens} reports a CPU-cache prefix hit as an async load; {@code update_state_after_alloc}
+ * starts the retrieve into the blocks it is given when it has a hit. The in-tree connector with
+ * {@link Fix#LMCACHE_MP_LOAD_ONLY_WHEN_CHOSEN} (#47505: {@code condition = tracker.needs_retrieve() and
+ * num_external_tokens > 0}) does so only when MultiConnector chose it; before #47505, and in the out-of-tree connector,
+ * a non-chosen child given the real blocks (#46865) loads anyway (seed 003's second load). {@code request_finished}
+ * starts an async save of every finished request when {@code saveEveryFinished} (aborted ones included; #33377, #46240).
  * Worker side: {@code get_finished} reports completed loads, and completed saves once their id was seen in
  * {@code finished_req_ids} (CN2). Each transfer is reported exactly once.
  *
@@ -32,11 +41,36 @@ import vllmrace.model.sched.Request;
  */
 public final class LmCacheConnector extends AsyncLoadingChild {
     private final boolean saveEveryFinished;
+    private final FixSet fixes;
+    private final Configuration configuration;
     private final List<AsyncTransfer> saves = new ArrayList<>();
 
-    public LmCacheConnector(String name, KvCacheManager kvCacheManager, boolean saveEveryFinished) {
+    /** The LMCache child a deployment runs: in tree, or LMCache's own when {@code configuration} says so. */
+    public LmCacheConnector(String name, KvCacheManager kvCacheManager, boolean saveEveryFinished, FixSet fixes,
+                            Configuration configuration) {
         super(name, kvCacheManager);
         this.saveEveryFinished = saveEveryFinished;
+        this.fixes = Objects.requireNonNull(fixes, "fixes");
+        this.configuration = Objects.requireNonNull(configuration, "configuration");
+    }
+
+    /** LMCache's own MP connector (out of tree): loads whenever it has a hit, chosen or not. */
+    public static LmCacheConnector outOfTree(String name, KvCacheManager kvCacheManager, boolean saveEveryFinished) {
+        return new LmCacheConnector(name, kvCacheManager, saveEveryFinished, FixSet.none(),
+                Configuration.of(ConfigSwitch.OUT_OF_TREE_LMCACHE_MP));
+    }
+
+    /** {@code update_state_after_alloc}: the retrieve, unless this child was not chosen and honours that (#47505). */
+    @Override
+    public synchronized void updateStateAfterAlloc(Request request, List<Integer> blockIds, int numExternalTokens) {
+        UpstreamPins.enter(UpstreamPin.LMCACHE_MP_UPDATE_STATE_AFTER_ALLOC);
+        boolean inTree = !configuration.isOn(ConfigSwitch.OUT_OF_TREE_LMCACHE_MP);
+        if (numExternalTokens == 0 && inTree && fixes.isOn(Fix.LMCACHE_MP_LOAD_ONLY_WHEN_CHOSEN)) {
+            Objects.requireNonNull(request, "request");
+            Objects.requireNonNull(blockIds, "blockIds");
+            return; // condition = tracker.needs_retrieve() and num_external_tokens > 0
+        }
+        super.updateStateAfterAlloc(request, blockIds, numExternalTokens);
     }
 
     /**

@@ -24,8 +24,9 @@ import vllmrace.model.upstream.UpstreamPins;
 /**
  * {@code vllm/distributed/kv_transfer/kv_connector/v1/multi_connector.py}, {@code MultiConnector} (reference §3(b)),
  * both roles. Scheduler side: {@code get_num_new_matched_tokens} (the first child with tokens is chosen,
- * {@code _requests_to_connector}), {@code update_state_after_alloc} (the chosen child gets the tokens, the others the
- * real blocks and 0), {@code request_finished} (every child is called; the async saves beyond the first go to
+ * {@code _requests_to_connector}), {@code update_state_after_alloc} (the chosen child gets the blocks and the tokens,
+ * the others 0 tokens and, with {@link Fix#NON_CHOSEN_REAL_BLOCKS} (#46865), the real blocks, else empty blocks as before
+ * it: 0 is the "do not load" signal, which a child may or may not honour), {@code request_finished} (every child is called; the async saves beyond the first go to
  * {@code _extra_async_saves}), {@code build_connector_meta} (moves the counts into the metadata and resets them).
  * Worker side: {@code bind_connector_metadata} and {@code get_finished}: finished sends are deduplicated by count;
  * finished recvs are a plain union as upstream, or, with {@link Fix#MULTI_CONNECTOR_LOAD_DEDUP} (seed 003 (1)),
@@ -106,9 +107,10 @@ public final class MultiConnector implements KvConnectorBaseV1, KvConnectorWorke
             throw new IllegalArgumentException("num_external_tokens must be >= 0, got " + numExternalTokens);
         }
         Integer chosen = requestsToConnector.get(request.requestId());
+        List<Integer> othersGet = fixes.isOn(Fix.NON_CHOSEN_REAL_BLOCKS) ? blockIds : List.of(); // #46865; before: empty_blocks
         for (int i = 0; i < connectors.size(); i++) {
             boolean isChosen = chosen != null && chosen == i;
-            connectors.get(i).updateStateAfterAlloc(request, blockIds, isChosen ? numExternalTokens : 0);
+            connectors.get(i).updateStateAfterAlloc(request, isChosen ? blockIds : othersGet, isChosen ? numExternalTokens : 0);
         }
         Set<Integer> loaders = new HashSet<>();
         for (int i = 0; i < connectors.size(); i++) {

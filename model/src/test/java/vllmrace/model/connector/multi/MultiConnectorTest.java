@@ -34,8 +34,8 @@ class MultiConnectorTest {
 
     @Test
     void sendsAreDedupedByCountAndReportedAfterTheLastSave() {
-        LmCacheConnector a = new LmCacheConnector("A", kv, true);
-        LmCacheConnector b = new LmCacheConnector("B", kv, true);
+        LmCacheConnector a = LmCacheConnector.outOfTree("A", kv, true);
+        LmCacheConnector b = LmCacheConnector.outOfTree("B", kv, true);
         MultiConnector multi = new MultiConnector(FixSet.all(), List.of(a, b));
         assertTrue(multi.requestFinished(r, allocate()).delayFreeBlocks());
         assertEquals(Set.of(), multi.getFinished(Set.of("R")).finishedSending());
@@ -51,7 +51,7 @@ class MultiConnectorTest {
 
     @Test
     void aSaveIsReportedOnlyAfterItsIdWasSeenInFinishedReqIds() {
-        LmCacheConnector a = new LmCacheConnector("A", kv, true);
+        LmCacheConnector a = LmCacheConnector.outOfTree("A", kv, true);
         MultiConnector multi = new MultiConnector(FixSet.all(), List.of(a));
         multi.requestFinished(r, allocate());
         a.completeSave("R");
@@ -61,7 +61,7 @@ class MultiConnectorTest {
 
     private MultiConnector twoLoaders(FixSet fixes, NixlDecodeConnector[] nixl, LmCacheConnector[] lm) {
         nixl[0] = new NixlDecodeConnector("NIXL", kv, fixes);
-        lm[0] = new LmCacheConnector("LMCache", kv, false);
+        lm[0] = LmCacheConnector.outOfTree("LMCache", kv, false);
         nixl[0].remotePrefill("R", 4);
         lm[0].cachedPrefix("R", 4);
         MultiConnector multi = new MultiConnector(fixes, List.of(nixl[0], lm[0]));
@@ -75,8 +75,8 @@ class MultiConnectorTest {
 
     @Test
     void theFirstChildWithTokensIsChosenNotTheFirstChild() {
-        LmCacheConnector none = new LmCacheConnector("none", kv, false);
-        LmCacheConnector some = new LmCacheConnector("some", kv, false);
+        LmCacheConnector none = LmCacheConnector.outOfTree("none", kv, false);
+        LmCacheConnector some = LmCacheConnector.outOfTree("some", kv, false);
         some.cachedPrefix("R", 4);
         MultiConnector multi = new MultiConnector(FixSet.all(), List.of(none, some));
         assertEquals(new MatchedTokens(4, true), multi.getNumNewMatchedTokens(r, 0));
@@ -107,7 +107,7 @@ class MultiConnectorTest {
 
     @Test
     void aNixlChildNotChosenSendsAnEmptyReceiveAndPullsNothing() {
-        LmCacheConnector lm = new LmCacheConnector("LMCache", kv, false);
+        LmCacheConnector lm = LmCacheConnector.outOfTree("LMCache", kv, false);
         NixlDecodeConnector nixl = new NixlDecodeConnector("NIXL", kv, FixSet.all());
         lm.cachedPrefix("R", 4);
         nixl.remotePrefill("R", 4);
@@ -189,7 +189,7 @@ class MultiConnectorTest {
     @Test
     void completingAnUnknownOrAlreadyReportedTransferThrowsAndChangesNothing() {
         NixlDecodeConnector nixl = new NixlDecodeConnector("NIXL", kv, FixSet.all());
-        LmCacheConnector lm = new LmCacheConnector("LM", kv, true);
+        LmCacheConnector lm = LmCacheConnector.outOfTree("LM", kv, true);
         assertThrows(UnknownTransferException.class, () -> nixl.completePull("nobody"));
         assertThrows(UnknownTransferException.class, () -> lm.completeLoad("nobody"));
         assertThrows(UnknownTransferException.class, () -> lm.completeSave("nobody"));
@@ -205,7 +205,7 @@ class MultiConnectorTest {
     @Test
     void negativeCountsAreRejected() {
         NixlDecodeConnector nixl = new NixlDecodeConnector("NIXL", kv, FixSet.all());
-        LmCacheConnector lm = new LmCacheConnector("LM", kv, true);
+        LmCacheConnector lm = LmCacheConnector.outOfTree("LM", kv, true);
         MultiConnector multi = new MultiConnector(FixSet.all(), List.of(nixl, lm));
         assertThrows(IllegalArgumentException.class, () -> nixl.remotePrefill("R", 0));
         assertThrows(IllegalArgumentException.class, () -> lm.cachedPrefix("R", -1));
@@ -221,7 +221,7 @@ class MultiConnectorTest {
 
     @Test
     void structuralCallerErrorsAreRejected() {
-        LmCacheConnector lm = new LmCacheConnector("LM", kv, true);
+        LmCacheConnector lm = LmCacheConnector.outOfTree("LM", kv, true);
         assertThrows(IllegalArgumentException.class, () -> new MultiConnector(FixSet.all(), List.of()));
         assertThrows(IllegalArgumentException.class, () -> new MultiConnector(FixSet.all(), List.of(lm, lm)));
         MultiConnector multi = new MultiConnector(FixSet.all(), List.of(lm));
@@ -234,7 +234,7 @@ class MultiConnectorTest {
 
     @Test
     void finishedReqIdsNamingUnknownRequestsAreANoOp() {
-        LmCacheConnector lm = new LmCacheConnector("LM", kv, true);
+        LmCacheConnector lm = LmCacheConnector.outOfTree("LM", kv, true);
         MultiConnector multi = new MultiConnector(FixSet.all(), List.of(lm));
         assertEquals(KvConnectorOutput.EMPTY, multi.getFinished(Set.of("never-added")));
         assertFalse(multi.hasPendingTransfer("never-added"));
@@ -251,7 +251,7 @@ class MultiConnectorTest {
     /** #46240: a NIXL pull of R in flight, an offloading LMCache child; R is aborted (request_finished) mid-load. */
     private static MultiConnector pullAndOffload(FixSet fixes, KvCacheManager kv, Request r, LmCacheConnector[] lm) {
         NixlDecodeConnector nixl = new NixlDecodeConnector("NIXL", kv, fixes);
-        lm[0] = new LmCacheConnector("LMCache offload", kv, true);
+        lm[0] = LmCacheConnector.outOfTree("LMCache offload", kv, true);
         nixl.remotePrefill("R", 4);
         MultiConnector multi = new MultiConnector(fixes, List.of(nixl, lm[0]));
         multi.getNumNewMatchedTokens(r, 0);

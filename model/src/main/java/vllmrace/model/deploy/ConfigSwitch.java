@@ -1,0 +1,69 @@
+package vllmrace.model.deploy;
+
+import java.util.Objects;
+import vllmrace.model.fix.Fix;
+
+/**
+ * A deployment's configuration, where it departs from upstream's default: an environment variable, a config value or
+ * which connector implementation a child of the MultiConnector is. A configuration switch is not a fix: it changes no
+ * upstream code, it chooses a code path that a fix may not reach. Each names the merged fix whose code path it takes
+ * away ({@link #takesAway()}), which is what the registry's per-profile expectation reads; the model reads the switch
+ * itself at the one place the path differs, and the computed verdict checks the two agree.
+ */
+public enum ConfigSwitch {
+    /**
+     * {@code VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1} (#34415, merged): {@code InputProcessor.assign_request_id} keeps
+     * the client's id as the engine's, so #27987's suffix is not added and EngineCore sees a reused id again.
+     */
+    REQUEST_ID_RANDOMIZATION_DISABLED(
+            "VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1",
+            "#34415 (merged) added the variable; advised for P/D connectors that match requests across instances by id; "
+                    + "#45688 (open) would make it the P/D default",
+            "vllm/v1/engine/input_processor.py InputProcessor.assign_request_id: if envs.VLLM_DISABLE_REQUEST_ID_RANDOMIZATION: "
+                    + "(warning) request.request_id = request.external_req_id; else the random suffix of #27987",
+            Fix.UNIQUE_INTERNAL_IDS),
+    /**
+     * The MultiConnector's LMCache child is LMCache's own MP connector (out of tree, from the LMCache package), which
+     * starts a retrieve whenever it has a hit, whatever {@code num_external_tokens} its {@code update_state_after_alloc}
+     * is given: the contract #46865 relies on ("0 external tokens: do not load") is broken. LMCache #4028 (open) and #4355
+     * (closed, not merged) would honour it; vllm-ascend's MultiConnector has the same hazard until its #13668 (open).
+     */
+    OUT_OF_TREE_LMCACHE_MP(
+            "LMCache's own MP connector as the LMCache child",
+            "LMCache #4028 (open) / #4355 (closed, not merged) would skip the retrieve for 0 external tokens",
+            "LMCache's MP connector update_state_after_alloc: retrieves on tracker.needs_retrieve() alone (the condition "
+                    + "#47505 gave the in-tree copy adds 'and num_external_tokens > 0')",
+            Fix.LMCACHE_MP_LOAD_ONLY_WHEN_CHOSEN);
+
+    private final String setting;
+    private final String provenance;
+    private final String evidence;
+    private final Fix takesAway;
+
+    ConfigSwitch(String setting, String provenance, String evidence, Fix takesAway) {
+        this.setting = setting;
+        this.provenance = provenance;
+        this.evidence = evidence;
+        this.takesAway = Objects.requireNonNull(takesAway, "takesAway");
+    }
+
+    /** How a deployment sets it (an environment variable, a config value, a package). */
+    public String setting() {
+        return setting;
+    }
+
+    /** Where it comes from upstream: the PRs that add it, advise it or would remove its hazard, with their state. */
+    public String provenance() {
+        return provenance;
+    }
+
+    /** The upstream line that shows the code path it chooses. */
+    public String evidence() {
+        return evidence;
+    }
+
+    /** The merged fix whose code path this switch takes away: with it ON the fix has no effect. */
+    public Fix takesAway() {
+        return takesAway;
+    }
+}
