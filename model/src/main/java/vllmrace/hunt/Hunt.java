@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import vllmrace.model.detect.Violation;
 import vllmrace.model.fix.Fix;
+import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.races.Expectation;
 import vllmrace.races.Params;
@@ -32,10 +33,15 @@ public final class Hunt {
     private static final long SEED_STRIDE = 1_000_003L;
     private static final int MAX_SHRINK_ROUNDS = 64;
 
-    /** What to hunt: the seed, the fix set (and its name for the report), and the bounds. */
-    public record Options(long seed, FixSet fixes, String fixesName, int maxScenarios, long maxMillis, int threads) {
+    /**
+     * What to hunt: the seed, the fix set and the deployment's configuration (a profile's, or upstream's defaults), its
+     * name for the report, and the bounds.
+     */
+    public record Options(long seed, FixSet fixes, Configuration configuration, String fixesName, int maxScenarios,
+                          long maxMillis, int threads) {
         public Options {
             Objects.requireNonNull(fixes, "fixes");
+            Objects.requireNonNull(configuration, "configuration");
             Objects.requireNonNull(fixesName, "fixesName");
             if (maxScenarios < 1 || maxMillis < 1 || threads < 1) {
                 throw new IllegalArgumentException("bounds must be positive: scenarios " + maxScenarios + ", millis " + maxMillis
@@ -84,9 +90,14 @@ public final class Hunt {
         return HuntProgram.generate(new Random(seed * SEED_STRIDE + index));
     }
 
-    /** Runs every interleaving of {@code program} under {@code fixes}. */
+    /** Runs every interleaving of {@code program} under {@code fixes}, upstream's default configuration. */
     public static Explored explore(HuntProgram program, FixSet fixes) {
-        List<Schedule> schedules = Schedule.all(new HuntScenario(program, fixes));
+        return explore(program, fixes, Configuration.DEFAULT);
+    }
+
+    /** Runs every interleaving of {@code program} under {@code fixes}, deployed with {@code configuration}. */
+    public static Explored explore(HuntProgram program, FixSet fixes, Configuration configuration) {
+        List<Schedule> schedules = Schedule.all(new HuntScenario(program, fixes, configuration));
         int violating = 0;
         int errors = 0;
         Schedule first = null;
@@ -94,7 +105,7 @@ public final class Hunt {
         List<Violation> violations = List.of();
         Set<String> invariants = new TreeSet<>();
         for (Schedule schedule : schedules) {
-            HuntScenario scenario = new HuntScenario(program, fixes);
+            HuntScenario scenario = new HuntScenario(program, fixes, configuration);
             Schedule.Result result = schedule.run(scenario, false);
             if (result.outcome().modellingError()) {
                 errors++;
@@ -155,13 +166,13 @@ public final class Hunt {
      * rediscovery). Empty when no single fix removes it. A program that does not violate under {@code fixes} is a
      * caller error.
      */
-    public static Map<Fix, List<Race>> singleFixesRemoving(HuntProgram program, FixSet fixes) {
-        if (!explore(program, fixes).violates()) {
+    public static Map<Fix, List<Race>> singleFixesRemoving(HuntProgram program, FixSet fixes, Configuration configuration) {
+        if (!explore(program, fixes, configuration).violates()) {
             throw new IllegalArgumentException("no violation to remove: " + program + " is clean under " + fixes);
         }
         Map<Fix, List<Race>> out = new java.util.LinkedHashMap<>();
         for (Fix fix : Fix.values()) {
-            if (!fixes.isOn(fix) && !explore(program, fixes.with(fix)).violates()) {
+            if (!fixes.isOn(fix) && !explore(program, fixes.with(fix), configuration).violates()) {
                 out.put(fix, java.util.Arrays.stream(Race.values()).filter(r -> r.closedBy().contains(fix)).toList());
             }
         }
@@ -176,7 +187,7 @@ public final class Hunt {
      * without; else races that compose ({@link #composed}). Empty: a finding.
      */
     public List<Race> classify(HuntProgram program, Explored explored) {
-        if (explore(program, FixSet.all()).violates()) {
+        if (explore(program, FixSet.all(), options.configuration()).violates()) {
             return List.of();
         }
         List<Race> candidates = new ArrayList<>();
@@ -192,26 +203,26 @@ public final class Hunt {
             }
         }
         for (Race race : candidates) {
-            if (!explore(program, withClosers(options.fixes(), List.of(race))).violates()) {
+            if (!explore(program, withClosers(options.fixes(), List.of(race)), options.configuration()).violates()) {
                 return List.of(race);
             }
         }
         List<Race> needed = new ArrayList<>();
         for (Race race : candidates) {
-            if (explore(program, allBut(List.of(race))).violates()) {
+            if (explore(program, allBut(List.of(race)), options.configuration()).violates()) {
                 needed.add(race);
             }
         }
         if (!needed.isEmpty()) {
             return needed;
         }
-        if (!candidates.isEmpty() && !explore(program, withClosers(options.fixes(), candidates)).violates()) {
+        if (!candidates.isEmpty() && !explore(program, withClosers(options.fixes(), candidates), options.configuration()).violates()) {
             // together they remove it: credit those whose closers the others cannot do without
             List<Race> together = new ArrayList<>();
             for (Race race : candidates) {
                 List<Race> others = new ArrayList<>(candidates);
                 others.remove(race);
-                if (explore(program, withClosers(options.fixes(), others)).violates()) {
+                if (explore(program, withClosers(options.fixes(), others), options.configuration()).violates()) {
                     together.add(race);
                 }
             }
@@ -244,7 +255,7 @@ public final class Hunt {
                 }
                 List<Race> trial = new ArrayList<>(used);
                 trial.add(race);
-                Explored e = explore(program, withClosers(options.fixes(), trial));
+                Explored e = explore(program, withClosers(options.fixes(), trial), options.configuration());
                 if (e.violating() < current.violating() || !e.invariants().containsAll(current.invariants())) {
                     step = race;
                     after = e;
@@ -286,7 +297,7 @@ public final class Hunt {
         for (int round = 0; round < MAX_SHRINK_ROUNDS; round++) {
             HuntProgram smaller = null;
             for (HuntProgram candidate : current.shrinkCandidates()) {
-                Explored e = explore(candidate, options.fixes());
+                Explored e = explore(candidate, options.fixes(), options.configuration());
                 if (e.violates() && e.modellingErrors() == 0 && classify(candidate, e).equals(label)) {
                     smaller = candidate;
                     break;
@@ -318,7 +329,7 @@ public final class Hunt {
                     return;
                 }
                 HuntProgram program = program(options.seed(), index);
-                Explored explored = explore(program, options.fixes());
+                Explored explored = explore(program, options.fixes(), options.configuration());
                 scenarios.incrementAndGet();
                 interleavings.addAndGet(explored.schedules());
                 modellingErrors.addAndGet(explored.modellingErrors());
@@ -336,7 +347,7 @@ public final class Hunt {
                     continue;
                 }
                 HuntProgram minimal = shrink(program, label);
-                Explored shrunk = explore(minimal, options.fixes());
+                Explored shrunk = explore(minimal, options.fixes(), options.configuration());
                 String key = String.join("+", shrunk.invariants()) + " " + minimal;
                 findings.putIfAbsent(key, new Finding(findingId(shrunk, minimal), index, program, minimal, shrunk));
             }

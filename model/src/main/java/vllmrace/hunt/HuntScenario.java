@@ -7,6 +7,7 @@ import java.util.Objects;
 import vllmrace.hunt.HuntRequest.Source;
 import vllmrace.model.asyncio.Coroutine;
 import vllmrace.model.fix.Fix;
+import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.frontend.InputProcessor;
 import vllmrace.races.Clean;
@@ -20,7 +21,8 @@ import vllmrace.races.scheduler.EngineCoreRig;
  * A {@link HuntProgram} as a two-actor scenario over one EngineCore process ({@link EngineCoreRig}: the input thread,
  * the busy loop with async scheduling, the scheduler over a block pool, a KV connector), so the step enumerator explores
  * it as it does a catalogued race. The client's ids become engine ids as the frontend makes them: the id itself, or
- * with {@link Fix#UNIQUE_INTERNAL_IDS} (#27987) the id plus a suffix per ADD; an ABORT names the engine id of the
+ * with {@link Fix#UNIQUE_INTERNAL_IDS} (#27987) and randomization not disabled the id plus a suffix per ADD
+ * ({@link InputProcessor#assignRequestId}); an ABORT names the engine id of the
  * client's current request under that id. The arbiter writes every pending chunk (the environment's writes do complete),
  * settles the engine, and judges: any detector finding is a violation.
  */
@@ -36,22 +38,22 @@ public final class HuntScenario extends TwoActorScenario {
     private final HuntProgram program;
     private final EngineCoreRig rig;
     private final FixSet fixes;
-    private final boolean uniqueIds;
+    private final Configuration configuration;
     private final Map<String, String> engineIds = new HashMap<>();
     private final Map<String, Integer> adds = new HashMap<>();
     private final java.util.Set<String> abortedByClient = new java.util.HashSet<>();
 
-    public HuntScenario(HuntProgram program, FixSet fixes) {
-        this(program, fixes, new EngineCoreRig(Objects.requireNonNull(fixes, "fixes"),
+    public HuntScenario(HuntProgram program, FixSet fixes, Configuration configuration) {
+        this(program, fixes, configuration, new EngineCoreRig(Objects.requireNonNull(fixes, "fixes"),
                 vllmrace.model.connector.TestAsyncConnector.SavePolicy.NEVER, program.poolBlocks()));
     }
 
-    private HuntScenario(HuntProgram program, FixSet fixes, EngineCoreRig rig) {
+    private HuntScenario(HuntProgram program, FixSet fixes, Configuration configuration, EngineCoreRig rig) {
         super(rig.stepLog(), rig.violations());
         this.program = program;
         this.rig = rig;
         this.fixes = fixes;
-        this.uniqueIds = fixes.isOn(Fix.UNIQUE_INTERNAL_IDS);
+        this.configuration = Objects.requireNonNull(configuration, "configuration");
         for (HuntRequest r : program.requests()) {
             add(r);
         }
@@ -80,7 +82,7 @@ public final class HuntScenario extends TwoActorScenario {
     /** The client's ADD: a new engine id (with #27987), the connector set up for it, the ADD on the wire. */
     private void add(HuntRequest r) {
         int n = adds.merge(r.id(), 1, Integer::sum);
-        String engineId = InputProcessor.assignRequestId(fixes, r.id(), n);
+        String engineId = InputProcessor.assignRequestId(fixes, configuration, r.id(), n);
         engineIds.put(r.id(), engineId);
         int tokens = r.promptTokens(EngineCoreRig.BLOCK_SIZE);
         rig.connector().savePolicy(engineId, r.save());
@@ -121,10 +123,11 @@ public final class HuntScenario extends TwoActorScenario {
                 rig.abortArrives(engineId);
             }
             case READD -> {
-                if (uniqueIds || !clientTracks(op.target())) {
+                String next = InputProcessor.assignRequestId(fixes, configuration, op.target(), adds.getOrDefault(op.target(), 0) + 1);
+                if (!clientTracks(op.target()) || !next.equals(engineIds.get(op.target()))) {
                     add(spec(op.target()));
                     rig.engineCore().processInputSockets();
-                } // else OutputProcessor.add_request raises "already running": nothing reaches EngineCore
+                } // else OutputProcessor.add_request raises "already running" (the same internal id): nothing reaches EngineCore
             }
             case CHUNK_WRITTEN -> {
                 if (rig.connector().isChunkBeingWritten(engineId)) {

@@ -2,6 +2,7 @@ package vllmrace.races;
 
 import java.util.Arrays;
 import java.util.List;
+import vllmrace.model.deploy.Profile;
 
 /**
  * The verdict cells of the suite, one list for the tests and the catalogue alike: each engine's (race, variant)
@@ -22,13 +23,20 @@ public final class Cells {
     }
 
     /**
-     * The subjects {@code engine} judges of {@code race}: each of its variants the catalogue expects something of, and,
+     * The subjects {@code engine} judges of {@code race}: each of its variants the catalogue expects something of (vLLM
+     * main once per deployment {@link Profile}), and,
      * for the step enumerator and Lincheck, each closer of a race with several, alone ({@link Variant#ONLY_CLOSER}): a
      * closer that only works next to another would otherwise pass unseen.
      */
     public static List<Subject> subjects(Engine engine, Race race) {
         List<Subject> subjects = new java.util.ArrayList<>();
-        variants(engine, race).forEach(v -> subjects.add(Subject.of(race, v)));
+        for (Variant variant : variants(engine, race)) {
+            if (variant == Variant.UPSTREAM_MAIN) {
+                java.util.Arrays.stream(Profile.values()).forEach(p -> subjects.add(Subject.onMain(race, p)));
+            } else {
+                subjects.add(Subject.of(race, variant));
+            }
+        }
         if (engine != Engine.JCSTRESS && race.closedBy().size() > 1) {
             java.util.Arrays.stream(vllmrace.model.fix.Fix.values()).filter(race.closedBy()::contains)
                     .forEach(f -> subjects.add(Subject.onlyCloser(race, f)));

@@ -6,12 +6,15 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import vllmrace.model.deploy.Configuration;
+import vllmrace.model.deploy.Profile;
 import vllmrace.model.fix.Fix;
 import vllmrace.model.fix.FixSet;
 
 /**
  * The fix-switch matrix: each race's scenario under no fix, each fix alone, its own closers alone ({@code own}), the
- * merged fixes ({@code main}) and every fix ({@code all}), over every step interleaving. Computed in the run by the
+ * merged fixes on each deployment profile ({@code main}, {@code main-ids-not-randomized}, ...) and every fix
+ * ({@code all}), over every step interleaving. Computed in the run by the
  * tests and by the catalogue alike; the catalogue writes it to results/.
  */
 public final class FixMatrix {
@@ -42,7 +45,7 @@ public final class FixMatrix {
         }
     }
 
-    /** The columns: none, each fix alone, own, main, all. */
+    /** The columns: none, each fix alone, own, each deployment profile of vLLM main ({@code main}, ...), all. */
     public static List<String> columns() {
         List<String> columns = new ArrayList<>();
         columns.add("none");
@@ -50,19 +53,40 @@ public final class FixMatrix {
             columns.add(fix.name());
         }
         columns.add("own");
-        columns.add("main");
+        for (Profile profile : Profile.values()) {
+            columns.add(profile.id());
+        }
         columns.add("all");
         return columns;
     }
 
+    /** The profile a column names, or null. */
+    static Profile profile(String column) {
+        for (Profile profile : Profile.values()) {
+            if (profile.id().equals(column)) {
+                return profile;
+            }
+        }
+        return null;
+    }
+
     public static FixSet fixes(Race race, String column) {
+        Profile profile = profile(column);
+        if (profile != null) {
+            return profile.fixes();
+        }
         return switch (column) {
             case "none" -> FixSet.none();
             case "own" -> FixSet.of(race.closedBy());
-            case "main" -> race.fixes(Variant.UPSTREAM_MAIN);
             case "all" -> race.fixes(Variant.FIXED);
             default -> FixSet.none().with(Fix.valueOf(column));
         };
+    }
+
+    /** A profile column's configuration; upstream's defaults for every other column. */
+    public static Configuration configuration(String column) {
+        Profile profile = profile(column);
+        return profile == null ? Configuration.DEFAULT : profile.configuration();
     }
 
     /**
@@ -71,21 +95,23 @@ public final class FixMatrix {
      * as AbortedLoadLeak only exists once a first fix is ON.
      */
     public static Expectation expected(Race race, String column) {
-        return switch (column) {
-            case "all" -> Expectation.CLEAN;
-            case "main" -> race.expected(Variant.UPSTREAM_MAIN);
-            default -> null;
-        };
+        Profile profile = profile(column);
+        if (profile != null) {
+            return race.expected(profile);
+        }
+        return "all".equals(column) ? Expectation.CLEAN : null;
     }
 
     public static Cell cell(Race race, String column) {
         FixSet fixes = fixes(race, column);
+        Configuration configuration = configuration(column);
+        Params point = race.grid().get(0);
         Map<String, Integer> byInvariant = new TreeMap<>();
         int violating = 0;
         int errors = 0;
-        List<Schedule> schedules = Schedule.all(race.scenario(fixes));
+        List<Schedule> schedules = Schedule.all(race.scenario(fixes, configuration, point));
         for (Schedule schedule : schedules) {
-            RaceScenario scenario = race.scenario(fixes);
+            RaceScenario scenario = race.scenario(fixes, configuration, point);
             RaceOutcome outcome;
             try {
                 outcome = schedule.run(scenario, false).outcome();

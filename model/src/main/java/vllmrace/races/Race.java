@@ -10,8 +10,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
-import java.util.function.BiFunction;
 import java.util.stream.Collectors;
+import vllmrace.model.deploy.Configuration;
+import vllmrace.model.deploy.Profile;
 import vllmrace.model.fix.Fix;
 import vllmrace.model.fix.FixSet;
 import vllmrace.races.derive.StoryIndex;
@@ -42,7 +43,7 @@ public enum Race {
             Closers.of(Fix.ORDERED_ABORT, Fix.UNIQUE_INTERNAL_IDS),
             Expectation.BUG_FOUND,
             DuplicateIdAbortWindowScenario.Outcome.class,
-            (fixes, p) -> new DuplicateIdAbortWindowScenario(fixes, p),
+            (fixes, config, p) -> new DuplicateIdAbortWindowScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("n", 2))),
     DoubleFreeOnAbortedAsyncSave(
             Component.SCHEDULER,
@@ -50,7 +51,7 @@ public enum Race {
             Closers.of(Fix.IS_FINISHED_GUARD),
             Expectation.BUG_FOUND,
             DoubleFreeOnAbortedAsyncSaveScenario.Outcome.class,
-            (fixes, p) -> new DoubleFreeOnAbortedAsyncSaveScenario(fixes, p),
+            (fixes, config, p) -> new DoubleFreeOnAbortedAsyncSaveScenario(fixes, p),
             List.of(Params.DEFAULT, Params.of("maxTokens", 2), Params.of("otherRequests", 1))),
     AbortOfFinishedDelayFreed(
             Component.SCHEDULER,
@@ -58,7 +59,7 @@ public enum Race {
             Closers.of(Fix.SKIP_ABORT_OF_FINISHED),
             Expectation.BUG_FOUND,
             AbortOfFinishedDelayFreedScenario.Outcome.class,
-            (fixes, p) -> new AbortOfFinishedDelayFreedScenario(fixes, p),
+            (fixes, config, p) -> new AbortOfFinishedDelayFreedScenario(fixes, p),
             List.of(Params.DEFAULT, Params.of("stopToken", 1), Params.of("otherRequests", 1))),
     AbortLosesToFinalStep(
             Component.SCHEDULER,
@@ -66,7 +67,7 @@ public enum Race {
             Closers.of(Fix.EAGER_ABORTS),
             Expectation.BUG_FOUND,
             AbortLosesToFinalStepScenario.Outcome.class,
-            (fixes, p) -> new AbortLosesToFinalStepScenario(fixes, p),
+            (fixes, config, p) -> new AbortLosesToFinalStepScenario(fixes, p),
             List.of(Params.DEFAULT, Params.of("stopToken", 1), Params.of("otherRequests", 1))),
     AbortedLoadFreesBlocks(
             Component.SCHEDULER,
@@ -74,15 +75,15 @@ public enum Race {
             Closers.of(Fix.DELAY_FREE_ABORTED_LOAD),
             Expectation.BUG_FOUND,
             AbortedLoadFreesBlocksScenario.Outcome.class,
-            (fixes, p) -> new AbortedLoadFreesBlocksScenario(fixes, p),
+            (fixes, config, p) -> new AbortedLoadFreesBlocksScenario(fixes, p),
             List.of(Params.DEFAULT, Params.of("promptBlocks", 2))),
     AbortedLoadLeak(
             Component.SCHEDULER,
-            "#32255 review",
+            "#32255's review (its fix in main at 00024d31, PR not identified)",
             Closers.of(Fix.DELAY_FREE_UNLESS_RECVED, Fix.RECLAIM_ABORTED_RECV),
             Expectation.BUG_FOUND,
             AbortedLoadLeakScenario.Outcome.class,
-            (fixes, p) -> new AbortedLoadLeakScenario(fixes, p),
+            (fixes, config, p) -> new AbortedLoadLeakScenario(fixes, p),
             List.of(Params.DEFAULT, Params.of("promptBlocks", 2))),
     StopStringLateAbort(
             Component.FRONTEND,
@@ -90,7 +91,7 @@ public enum Race {
             Closers.of(Fix.ORDERED_FINISH_ABORT, Fix.UNIQUE_INTERNAL_IDS),
             Expectation.BUG_FOUND,
             StopStringLateAbortScenario.Outcome.class,
-            (fixes, p) -> new StopStringLateAbortScenario(fixes, p),
+            (fixes, config, p) -> new StopStringLateAbortScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("n", 2))),
     DelayFreedIdReuse(
             Component.FRONTEND,
@@ -98,7 +99,7 @@ public enum Race {
             Closers.of(Fix.UNIQUE_INTERNAL_IDS),
             Expectation.BUG_FOUND,
             DelayFreedIdReuseScenario.Outcome.class,
-            (fixes, p) -> new DelayFreedIdReuseScenario(fixes, p),
+            (fixes, config, p) -> new DelayFreedIdReuseScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("n", 2))),
     ExtraAsyncSavesDedup(
             Component.CONNECTOR,
@@ -106,23 +107,23 @@ public enum Race {
             Closers.none(),
             Expectation.NOT_APPLICABLE,
             vllmrace.races.connector.ExtraAsyncSavesDedupScenario.Outcome.class,
-            (fixes, p) -> new vllmrace.races.connector.ExtraAsyncSavesDedupScenario(fixes, p),
+            (fixes, config, p) -> new vllmrace.races.connector.ExtraAsyncSavesDedupScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("savingChildren", 3))),
     LateLoadCompletionUnion(
             Component.CONNECTOR,
             "seed 003 (#53049)",
-            Closers.of(Fix.MULTI_CONNECTOR_LOAD_DEDUP).partly(Fix.SCHEDULER_SKIP_LATE_REPORT, "CN1"),
+            Closers.of(Fix.MULTI_CONNECTOR_LOAD_DEDUP, Fix.LMCACHE_MP_LOAD_ONLY_WHEN_CHOSEN).partly(Fix.SCHEDULER_SKIP_LATE_REPORT, "CN1"),
             Expectation.BUG_FOUND,
             vllmrace.races.connector.LateLoadCompletionUnionScenario.Outcome.class,
-            (fixes, p) -> new vllmrace.races.connector.LateLoadCompletionUnionScenario(fixes, p),
+            (fixes, config, p) -> new vllmrace.races.connector.LateLoadCompletionUnionScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("promptBlocks", 2), Params.of("stopToken", 1))),
     PullIntoFreedBlocks(
             Component.CONNECTOR,
             "seed 003 (#53049, aggravating factor)",
-            Closers.of(Fix.NIXL_PIN_PULL_BLOCKS, Fix.MULTI_CONNECTOR_LOAD_DEDUP),
+            Closers.of(Fix.NIXL_PIN_PULL_BLOCKS, Fix.MULTI_CONNECTOR_LOAD_DEDUP, Fix.LMCACHE_MP_LOAD_ONLY_WHEN_CHOSEN),
             Expectation.BUG_FOUND,
             vllmrace.races.connector.PullIntoFreedBlocksScenario.Outcome.class,
-            (fixes, p) -> new vllmrace.races.connector.PullIntoFreedBlocksScenario(fixes, p),
+            (fixes, config, p) -> new vllmrace.races.connector.PullIntoFreedBlocksScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("promptBlocks", 2), Params.of("stopToken", 1))),
     RecvAndSendForAbortedLoad(
             Component.CONNECTOR,
@@ -130,7 +131,7 @@ public enum Race {
             Closers.of(Fix.NO_SAVE_WHILE_LOADING),
             Expectation.BUG_FOUND,
             vllmrace.races.connector.RecvAndSendForAbortedLoadScenario.Outcome.class,
-            (fixes, p) -> new vllmrace.races.connector.RecvAndSendForAbortedLoadScenario(fixes, p),
+            (fixes, config, p) -> new vllmrace.races.connector.RecvAndSendForAbortedLoadScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("promptBlocks", 2))),
     ConcurrentAbortKillsReadd(
             Component.FRONTEND,
@@ -138,7 +139,7 @@ public enum Race {
             Closers.of(Fix.UNIQUE_INTERNAL_IDS),
             Expectation.BUG_FOUND,
             vllmrace.races.frontend.ConcurrentAbortKillsReaddScenario.Outcome.class,
-            (fixes, p) -> new vllmrace.races.frontend.ConcurrentAbortKillsReaddScenario(fixes, p),
+            (fixes, config, p) -> new vllmrace.races.frontend.ConcurrentAbortKillsReaddScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("n", 2))),
     IdleWithDelayFreedOnly(
             Component.SCHEDULER,
@@ -147,7 +148,7 @@ public enum Race {
             Expectation.BUG_FOUND,
             Window.ORDER,
             vllmrace.races.scheduler.IdleWithDelayFreedOnlyScenario.Outcome.class,
-            (fixes, p) -> new vllmrace.races.scheduler.IdleWithDelayFreedOnlyScenario(fixes, p),
+            (fixes, config, p) -> new vllmrace.races.scheduler.IdleWithDelayFreedOnlyScenario(fixes, p),
             List.of(Params.DEFAULT, Params.of("stopToken", 1), Params.of("otherRequests", 1))),
     DelayFreedNeverReleased(
             Component.SCHEDULER,
@@ -156,7 +157,7 @@ public enum Race {
             Expectation.BUG_FOUND,
             Window.LOST_EVENT,
             vllmrace.races.scheduler.DelayFreedNeverReleasedScenario.Outcome.class,
-            (fixes, p) -> new vllmrace.races.scheduler.DelayFreedNeverReleasedScenario(fixes, p),
+            (fixes, config, p) -> new vllmrace.races.scheduler.DelayFreedNeverReleasedScenario(fixes, p),
             List.of(Params.DEFAULT, Params.of("promptBlocks", 2))),
     SkippedWaitingAdmissionDeadlock(
             Component.SCHEDULER,
@@ -164,7 +165,7 @@ public enum Race {
             Closers.of(Fix.NO_LOAD_BEHIND_BLOCKLESS),
             Expectation.BUG_FOUND,
             vllmrace.races.scheduler.SkippedWaitingAdmissionDeadlockScenario.Outcome.class,
-            (fixes, p) -> new vllmrace.races.scheduler.SkippedWaitingAdmissionDeadlockScenario(fixes, p),
+            (fixes, config, p) -> new vllmrace.races.scheduler.SkippedWaitingAdmissionDeadlockScenario(fixes, p),
             List.of(Params.DEFAULT, Params.of("promptBlocks", 2))),
     DoubleAbortApplication(
             Component.SCHEDULER,
@@ -173,7 +174,7 @@ public enum Race {
             Expectation.BUG_FOUND,
             Window.SEQUENTIAL,
             vllmrace.races.scheduler.DoubleAbortApplicationScenario.Outcome.class,
-            (fixes, p) -> new vllmrace.races.scheduler.DoubleAbortApplicationScenario(fixes, p),
+            (fixes, config, p) -> new vllmrace.races.scheduler.DoubleAbortApplicationScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("maxTokens", 2))),
     AsyncFreeUnderInFlightStep(
             Component.SCHEDULER,
@@ -182,7 +183,7 @@ public enum Race {
             Expectation.BUG_FOUND,
             Window.ORDER,
             vllmrace.races.scheduler.AsyncFreeUnderInFlightStepScenario.Outcome.class,
-            (fixes, p) -> new vllmrace.races.scheduler.AsyncFreeUnderInFlightStepScenario(fixes, p),
+            (fixes, config, p) -> new vllmrace.races.scheduler.AsyncFreeUnderInFlightStepScenario(fixes, p),
             List.of(Params.DEFAULT, Params.of("maxTokens", 2))),
     PlaceholderUnderflowOnPreempt(
             Component.SCHEDULER,
@@ -191,7 +192,7 @@ public enum Race {
             Expectation.BUG_FOUND,
             Window.ORDER,
             vllmrace.races.scheduler.PlaceholderUnderflowOnPreemptScenario.Outcome.class,
-            (fixes, p) -> new vllmrace.races.scheduler.PlaceholderUnderflowOnPreemptScenario(fixes, p),
+            (fixes, config, p) -> new vllmrace.races.scheduler.PlaceholderUnderflowOnPreemptScenario(fixes, p),
             List.of(Params.DEFAULT, Params.of("promptBlocks", 2))),
     PreemptedInFinalStepEmptyBlocks(
             Component.SCHEDULER,
@@ -200,7 +201,7 @@ public enum Race {
             Expectation.BUG_FOUND,
             Window.ORDER,
             vllmrace.races.scheduler.PreemptedInFinalStepEmptyBlocksScenario.Outcome.class,
-            (fixes, p) -> new vllmrace.races.scheduler.PreemptedInFinalStepEmptyBlocksScenario(fixes, p),
+            (fixes, config, p) -> new vllmrace.races.scheduler.PreemptedInFinalStepEmptyBlocksScenario(fixes, p),
             List.of(Params.DEFAULT, Params.of("stopToken", 1), Params.of("promptBlocks", 2))),
     StoreReadsPreemptedBlocks(
             Component.SCHEDULER,
@@ -209,7 +210,7 @@ public enum Race {
             Expectation.BUG_FOUND,
             Window.ORDER,
             vllmrace.races.scheduler.StoreReadsPreemptedBlocksScenario.Outcome.class,
-            (fixes, p) -> new vllmrace.races.scheduler.StoreReadsPreemptedBlocksScenario(fixes, p),
+            (fixes, config, p) -> new vllmrace.races.scheduler.StoreReadsPreemptedBlocksScenario(fixes, p),
             List.of(Params.DEFAULT, Params.of("maxTokens", 2))),
     ReusedIdStaleOutputUnderflow(
             Component.SCHEDULER,
@@ -218,8 +219,14 @@ public enum Race {
             Expectation.BUG_FOUND,
             Window.SEQUENTIAL,
             vllmrace.races.scheduler.ReusedIdStaleOutputUnderflowScenario.Outcome.class,
-            (fixes, p) -> new vllmrace.races.scheduler.ReusedIdStaleOutputUnderflowScenario(fixes, p),
+            (fixes, config, p) -> new vllmrace.races.scheduler.ReusedIdStaleOutputUnderflowScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("maxTokens", 3)));
+
+    /** Builds a race's scenario: the fixes ON, the deployment's configuration, a point of its family. */
+    @FunctionalInterface
+    interface ScenarioFactory {
+        RaceScenario create(FixSet fixes, Configuration configuration, Params point);
+    }
 
     /** Where {@link StoryIndex} puts the stories on the class path. */
     public static final String STORIES = "vllmrace/races/stories";
@@ -229,19 +236,19 @@ public enum Race {
     private final Closers closers;
     private final Expectation reportedExpectation;
     private final Class<? extends RaceOutcome> outcomes;
-    private final BiFunction<FixSet, Params, RaceScenario> scenario;
+    private final ScenarioFactory scenario;
     private final List<Params> grid;
     private final Window window;
 
     <O extends Enum<O> & RaceOutcome> Race(Component component, String upstream, Closers closers,
                                          Expectation reportedExpectation, Class<O> outcomes,
-                                         BiFunction<FixSet, Params, RaceScenario> scenario, List<Params> grid) {
+                                         ScenarioFactory scenario, List<Params> grid) {
         this(component, upstream, closers, reportedExpectation, Window.INTERLEAVING, outcomes, scenario, grid);
     }
 
     <O extends Enum<O> & RaceOutcome> Race(Component component, String upstream, Closers closers,
                                          Expectation reportedExpectation, Window window, Class<O> outcomes,
-                                         BiFunction<FixSet, Params, RaceScenario> scenario, List<Params> grid) {
+                                         ScenarioFactory scenario, List<Params> grid) {
         this.window = Objects.requireNonNull(window, "window");
         this.component = component;
         this.upstream = upstream;
@@ -305,17 +312,27 @@ public enum Race {
         return closers.all();
     }
 
-    /** The full closers vLLM has merged, in declaration order: what closes the race on vLLM main. */
+    /** The full closers vLLM has merged, in declaration order: what closes the race on vLLM main's default profile. */
     public List<Fix> closedOnMainBy() {
-        return Arrays.stream(Fix.values()).filter(closers.full()::contains).filter(f -> f.provenance().merged()).toList();
+        return closedOnMainBy(Profile.MAIN);
     }
 
-    /** The fixes ON in a variant. */
+    /**
+     * The full closers vLLM has merged whose code path {@code profile}'s configuration keeps (a switch such as
+     * {@code VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1} takes #27987's away), in declaration order: what closes the race
+     * on that deployment.
+     */
+    public List<Fix> closedOnMainBy(Profile profile) {
+        return Arrays.stream(Fix.values()).filter(closers.full()::contains).filter(f -> profile.fixes().isOn(f))
+                .filter(f -> !profile.configuration().takesAway(f)).toList();
+    }
+
+    /** The fixes ON in a variant (vLLM main: the {@link Profile#MAIN} profile's). */
     public FixSet fixes(Variant variant) {
         return switch (variant) {
             case REPORTED -> withoutClosers(Set.of());
             case FIXED -> FixSet.all();
-            case UPSTREAM_MAIN -> FixSet.upstreamMain();
+            case UPSTREAM_MAIN -> Profile.MAIN.fixes();
             case ONLY_CLOSER -> throw new IllegalArgumentException("an only-closer cell names its closer: fixes(Fix)");
         };
     }
@@ -338,21 +355,31 @@ public enum Race {
         return fixes;
     }
 
-    /** What a variant must show: reported as declared; fixed clean; vLLM main clean iff a closer is merged. */
+    /** What a variant must show: reported as declared; fixed clean; vLLM main as its {@link Profile#MAIN} profile. */
     public Expectation expected(Variant variant) {
         return switch (variant) {
             case REPORTED -> reportedExpectation;
             case FIXED, ONLY_CLOSER -> Expectation.CLEAN;
-            case UPSTREAM_MAIN -> closers.isEmpty() || !closedOnMainBy().isEmpty() ? Expectation.CLEAN : Expectation.BUG_FOUND;
+            case UPSTREAM_MAIN -> expected(Profile.MAIN);
         };
     }
 
+    /** What a deployment of vLLM main must show: clean iff a full closer is merged and the profile keeps its code path. */
+    public Expectation expected(Profile profile) {
+        return closers.isEmpty() || !closedOnMainBy(profile).isEmpty() ? Expectation.CLEAN : Expectation.BUG_FOUND;
+    }
+
     /**
-     * How a verdict reads for this race: "bug found" / "clean" for reported and fixed; on vLLM main "racy" or
-     * "closed (by #N)", the merged closers' PRs (a positive control reads "clean (upstream as is)").
+     * How a verdict reads for this race: "bug found" / "clean" for reported and fixed; on vLLM main (its default
+     * profile) "racy" or "closed (by #N)", the merged closers' PRs (a positive control reads "clean (upstream as is)").
      */
     public String label(Variant variant, Observed observed) {
-        if (variant != Variant.UPSTREAM_MAIN || (observed != Observed.BUG_FOUND && observed != Observed.CLEAN)) {
+        return variant == Variant.UPSTREAM_MAIN ? label(Profile.MAIN, observed) : observed.label();
+    }
+
+    /** How a verdict on one deployment profile of vLLM main reads: "racy", "closed (by #N)" or "clean (upstream as is)". */
+    public String label(Profile profile, Observed observed) {
+        if (observed != Observed.BUG_FOUND && observed != Observed.CLEAN) {
             return observed.label();
         }
         if (observed == Observed.BUG_FOUND) {
@@ -361,22 +388,33 @@ public enum Race {
         if (closers.isEmpty()) {
             return "clean (upstream as is)";
         }
-        List<Fix> merged = closedOnMainBy();
-        return merged.isEmpty() ? "closed" : "closed (by " + merged.stream().map(f -> f.provenance().reference())
-                .distinct().collect(Collectors.joining(", ")) + ")";
+        List<String> merged = closedOnMainBy(profile).stream().map(f -> f.provenance().reference()).distinct().toList();
+        if (merged.isEmpty()) {
+            return "closed";
+        }
+        boolean prs = merged.stream().allMatch(r -> r.startsWith("#"));
+        return "closed (" + (prs ? "by " : "") + String.join(", ", merged) + ")";
     }
 
     /** The label of what a variant must show ({@link #label(Variant, Observed)} of the expected observation). */
     public String expectedLabel(Variant variant) {
-        Expectation expected = expected(variant);
+        return variant == Variant.UPSTREAM_MAIN ? expectedLabel(Profile.MAIN) : expectedLabel(expected(variant), variant, null);
+    }
+
+    /** The label of what a deployment profile of vLLM main must show. */
+    public String expectedLabel(Profile profile) {
+        return expectedLabel(expected(profile), null, profile);
+    }
+
+    private String expectedLabel(Expectation expected, Variant variant, Profile profile) {
         return switch (expected) {
-            case BUG_FOUND -> label(variant, Observed.BUG_FOUND);
-            case CLEAN -> label(variant, Observed.CLEAN);
+            case BUG_FOUND -> profile == null ? label(variant, Observed.BUG_FOUND) : label(profile, Observed.BUG_FOUND);
+            case CLEAN -> profile == null ? label(variant, Observed.CLEAN) : label(profile, Observed.CLEAN);
             case NOT_APPLICABLE -> expected.label();
         };
     }
 
-    /** A fresh scenario on a fresh model for a variant (reported, fixed or vLLM main). */
+    /** A fresh scenario on a fresh model for a variant (reported, fixed or vLLM main), upstream's default configuration. */
     public RaceScenario scenario(Variant variant) {
         return scenario(fixes(variant));
     }
@@ -386,9 +424,15 @@ public enum Race {
         return scenario(fixes, grid.get(0));
     }
 
-    /** A fresh scenario under {@code fixes} at one point of its family. */
+    /** A fresh scenario under {@code fixes} at one point of its family, upstream's default configuration. */
     public RaceScenario scenario(FixSet fixes, Params point) {
-        return scenario.apply(Objects.requireNonNull(fixes, "fixes"), Objects.requireNonNull(point, "point"));
+        return scenario(fixes, Configuration.DEFAULT, point);
+    }
+
+    /** A fresh scenario under {@code fixes}, deployed with {@code configuration}, at one point of its family. */
+    public RaceScenario scenario(FixSet fixes, Configuration configuration, Params point) {
+        return scenario.create(Objects.requireNonNull(fixes, "fixes"), Objects.requireNonNull(configuration, "configuration"),
+                Objects.requireNonNull(point, "point"));
     }
 
     /**

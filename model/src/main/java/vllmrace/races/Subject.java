@@ -2,18 +2,22 @@ package vllmrace.races;
 
 import java.util.Objects;
 import java.util.Set;
+import vllmrace.model.deploy.Configuration;
+import vllmrace.model.deploy.Profile;
 import vllmrace.model.fix.Fix;
 import vllmrace.model.fix.FixSet;
 
 /**
  * What an engine judges: a race's scenario under one variant's fixes, or (an {@link Variant#ONLY_CLOSER} cell) under
- * every fix but the race's other closers. {@link #withActorFault()} is the harness self-test: the same scenario with
- * actor 1's first step made to raise, as a broken model would; every engine must call that a harness error, never the
- * race.
+ * every fix but the race's other closers, or (a {@link Variant#UPSTREAM_MAIN} cell) under one deployment
+ * {@link Profile} of vLLM main: its merged fixes and its configuration. {@link #withActorFault()} is the harness
+ * self-test: the same scenario with actor 1's first step made to raise, as a broken model would; every engine must
+ * call that a harness error, never the race.
  *
- * @param only the closer an only-closer cell keeps, else null
+ * @param only    the closer an only-closer cell keeps, else null
+ * @param profile the deployment a vLLM-main cell runs, else null
  */
-public record Subject(Race race, Variant variant, Fix only, boolean actorFault) {
+public record Subject(Race race, Variant variant, Fix only, Profile profile, boolean actorFault) {
 
     public Subject {
         Objects.requireNonNull(race, "race");
@@ -21,25 +25,57 @@ public record Subject(Race race, Variant variant, Fix only, boolean actorFault) 
         if ((variant == Variant.ONLY_CLOSER) != (only != null)) {
             throw new IllegalArgumentException("an only-closer cell, and only it, names its closer: " + variant + " " + only);
         }
+        if ((variant == Variant.UPSTREAM_MAIN) != (profile != null)) {
+            throw new IllegalArgumentException("a vLLM-main cell, and only it, names its profile: " + variant + " " + profile);
+        }
     }
 
+    /** A variant's cell; vLLM main means the {@link Profile#MAIN} profile. */
     public static Subject of(Race race, Variant variant) {
-        return new Subject(race, variant, null, false);
+        return new Subject(race, variant, null, variant == Variant.UPSTREAM_MAIN ? Profile.MAIN : null, false);
+    }
+
+    /** The race on one deployment profile of vLLM main. */
+    public static Subject onMain(Race race, Profile profile) {
+        return new Subject(race, Variant.UPSTREAM_MAIN, null, Objects.requireNonNull(profile, "profile"), false);
     }
 
     /** {@code closer} of {@code race} alone. */
     public static Subject onlyCloser(Race race, Fix closer) {
         race.fixesWithOnly(closer); // throws unless it is a closer
-        return new Subject(race, Variant.ONLY_CLOSER, closer, false);
+        return new Subject(race, Variant.ONLY_CLOSER, closer, null, false);
     }
 
     /** The same subject with actor 1's first step raising an {@link IllegalStateException}. */
     public Subject withActorFault() {
-        return new Subject(race, variant, only, true);
+        return new Subject(race, variant, only, profile, true);
     }
 
     public FixSet fixes() {
+        if (profile != null) {
+            return profile.fixes();
+        }
         return only == null ? race.fixes(variant) : race.fixesWithOnly(only);
+    }
+
+    /** The deployment's configuration: the profile's on vLLM main, upstream's defaults otherwise. */
+    public Configuration configuration() {
+        return profile == null ? Configuration.DEFAULT : profile.configuration();
+    }
+
+    /** What this cell must show ({@link Race#expected(Profile)} on vLLM main). */
+    public Expectation expected() {
+        return profile == null ? race.expected(variant) : race.expected(profile);
+    }
+
+    /** How an observation reads for this cell ("racy" / "closed (by #N)" on vLLM main). */
+    public String label(Observed observed) {
+        return profile == null ? race.label(variant, observed) : race.label(profile, observed);
+    }
+
+    /** The label of what this cell must show. */
+    public String expectedLabel() {
+        return profile == null ? race.expectedLabel(variant) : race.expectedLabel(profile);
     }
 
     /** The invariants a violating run may break and still count as clean: what a partial closer is declared to leave. */
@@ -54,15 +90,18 @@ public record Subject(Race race, Variant variant, Fix only, boolean actorFault) 
 
     /** A fresh scenario on a fresh model at one point of the race's family. */
     public RaceScenario newScenario(Params point) {
-        RaceScenario scenario = race.scenario(fixes(), point);
+        RaceScenario scenario = race.scenario(fixes(), configuration(), point);
         if (actorFault) {
             scenario.actor1().injectFault(new IllegalStateException("injected fault: actor 1 raises (harness self-test)"));
         }
         return scenario;
     }
 
-    /** How results name the variant: {@code reported}, ..., {@code only NIXL_PIN_PULL_BLOCKS}. */
+    /** How results name the variant: {@code reported}, ..., {@code only NIXL_PIN_PULL_BLOCKS}, {@code vLLM main, ids not randomized}. */
     public String variantLabel() {
+        if (profile != null) {
+            return profile.label();
+        }
         return only == null ? variant.label() : variant.label() + " " + only.name();
     }
 

@@ -26,7 +26,7 @@ public record Verdict(Subject subject, Engine engine, Observed observed, long ru
     }
 
     public Expectation expected() {
-        return race().expected(variant());
+        return subject.expected();
     }
 
     /** True when the observation is the catalogue's expectation for this variant. */
@@ -40,12 +40,12 @@ public record Verdict(Subject subject, Engine engine, Observed observed, long ru
 
     /** The observation as the results read it ("racy" / "closed (by #N)" on vLLM main). */
     public String observedLabel() {
-        return race().label(variant(), observed);
+        return subject.label(observed);
     }
 
     /** The expectation as the results read it. */
     public String expectedLabel() {
-        return race().expectedLabel(variant());
+        return subject.expectedLabel();
     }
 
     /** One line naming the race, engine, variant, expectation and observation. */

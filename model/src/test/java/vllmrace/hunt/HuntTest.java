@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import vllmrace.hunt.HuntOp.Kind;
 import vllmrace.hunt.HuntRequest.Source;
 import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
+import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.races.Race;
 
@@ -26,7 +27,7 @@ class HuntTest {
     private static final int SCENARIOS = 80;
 
     private static Hunt.Report hunt(FixSet fixes, String name) {
-        return new Hunt(new Hunt.Options(SEED, fixes, name, SCENARIOS, 60_000, 2)).run();
+        return new Hunt(new Hunt.Options(SEED, fixes, Configuration.DEFAULT, name, SCENARIOS, 60_000, 2)).run();
     }
 
     @Test
@@ -64,7 +65,7 @@ class HuntTest {
 
     @Test
     void aViolationIsClassifiedByTheCatalogedRaceWhoseClosersItNeeds() {
-        Hunt hunt = new Hunt(new Hunt.Options(SEED, FixSet.upstreamMain(), "main", 1, 1, 1));
+        Hunt hunt = new Hunt(new Hunt.Options(SEED, FixSet.upstreamMain(), Configuration.DEFAULT, "main", 1, 1, 1));
         Hunt.Explored e = Hunt.explore(lostPushThenAbort(), FixSet.upstreamMain());
         assertTrue(e.violates());
         assertTrue(e.invariants().contains("LV2"), e.invariants().toString());
@@ -78,7 +79,7 @@ class HuntTest {
                 new HuntRequest("B", 1, 0, 2, 0, Source.LOCAL, SavePolicy.NEVER)), 3, 2,
                 List.of(HuntOp.of(Kind.LOSE_LOAD, "A"), HuntOp.of(Kind.TRANSFERS_COMPLETE), HuntOp.of(Kind.ABORT, "A")),
                 List.of(HuntOp.of(Kind.ITERATION), HuntOp.of(Kind.ITERATION), HuntOp.of(Kind.TRANSFERS_COMPLETE)));
-        Hunt hunt = new Hunt(new Hunt.Options(SEED, FixSet.upstreamMain(), "main", 1, 1, 1));
+        Hunt hunt = new Hunt(new Hunt.Options(SEED, FixSet.upstreamMain(), Configuration.DEFAULT, "main", 1, 1, 1));
         List<Race> label = hunt.classify(big, Hunt.explore(big, FixSet.upstreamMain()));
         assertEquals(List.of(Race.DelayFreedNeverReleased), label);
         HuntProgram small = hunt.shrink(big, label);
@@ -95,21 +96,21 @@ class HuntTest {
     @Test
     void aFindingSaysWhichCatalogedFixAloneRemovesIt() {
         HuntProgram program = Hunt.program(20261201L, 603);
-        Hunt hunt = new Hunt(new Hunt.Options(20261201L, FixSet.none(), "none", 1, 1, 1));
+        Hunt hunt = new Hunt(new Hunt.Options(20261201L, FixSet.none(), Configuration.DEFAULT, "none", 1, 1, 1));
         Hunt.Explored e = Hunt.explore(program, FixSet.none());
         assertTrue(e.invariants().contains("SC4"), e.invariants().toString());
         assertEquals(List.of(), hunt.classify(program, e), "no race that breaks SC4 has closers that remove it");
-        var single = Hunt.singleFixesRemoving(program, FixSet.none());
+        var single = Hunt.singleFixesRemoving(program, FixSet.none(), Configuration.DEFAULT);
         assertEquals(java.util.Set.of(vllmrace.model.fix.Fix.UNIQUE_INTERNAL_IDS), single.keySet());
         assertTrue(single.get(vllmrace.model.fix.Fix.UNIQUE_INTERNAL_IDS).contains(Race.ReusedIdStaleOutputUnderflow));
-        assertThrows(IllegalArgumentException.class, () -> Hunt.singleFixesRemoving(program, FixSet.all()),
+        assertThrows(IllegalArgumentException.class, () -> Hunt.singleFixesRemoving(program, FixSet.all(), Configuration.DEFAULT),
                 "a program clean under the fixes has nothing to remove");
     }
 
     @Test
     void badInputIsRefused() {
-        assertThrows(IllegalArgumentException.class, () -> new Hunt.Options(1, FixSet.all(), "all", 0, 1, 1));
-        assertThrows(IllegalArgumentException.class, () -> new Hunt.Options(1, FixSet.all(), "all", 1, 0, 1));
+        assertThrows(IllegalArgumentException.class, () -> new Hunt.Options(1, FixSet.all(), Configuration.DEFAULT, "all", 0, 1, 1));
+        assertThrows(IllegalArgumentException.class, () -> new Hunt.Options(1, FixSet.all(), Configuration.DEFAULT, "all", 1, 0, 1));
         assertThrows(IllegalArgumentException.class, () -> Hunt.program(1, -1));
         HuntRequest a = new HuntRequest("A", 1, 0, 1, 0, Source.REMOTE, SavePolicy.NEVER);
         assertThrows(IllegalArgumentException.class, () -> new HuntProgram(List.of(a), 2, 0,

@@ -10,6 +10,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import vllmrace.model.deploy.Profile;
 import vllmrace.model.fix.Fix;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.fix.Provenance;
@@ -37,9 +38,25 @@ class RaceRegistryTest {
         for (String part : List.of("**Upstream.**", "**Set-up and actors.**", "**Invariant", "**Verdicts.**", "```")) {
             assertTrue(story.contains(part), race + "'s header lacks " + part + ":\n" + story);
         }
+        String flat = story.replace('\n', ' ').replaceAll(" +", " ");
         String main = race.expected(Variant.UPSTREAM_MAIN) == Expectation.BUG_FOUND ? "vLLM main: racy" : "vLLM main: c";
-        assertTrue(story.replace('\n', ' ').contains(main) || (race.closedBy().isEmpty() && story.contains("vLLM main: clean")),
+        assertTrue(flat.contains(main) || (race.closedBy().isEmpty() && story.contains("vLLM main: clean")),
                 race + "'s header must state the vLLM-main expectation the registry has (" + race.expectedLabel(Variant.UPSTREAM_MAIN) + ")");
+        for (Profile profile : Profile.values()) {
+            if (race.expected(profile) != race.expected(Profile.MAIN)) {
+                String says = profile.label() + ": " + (race.expected(profile) == Expectation.BUG_FOUND ? "racy" : "c");
+                assertTrue(flat.contains(says), race + "'s header must say which deployments differ from vLLM main: '" + says
+                        + "' (" + race.expectedLabel(profile) + ")");
+            }
+        }
+    }
+
+    /** Every merged fix names where its behaviour was read: a file version (path@commit, a release) or the PR's diff. */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Fix.class)
+    void everyMergedFixCitesAFileVersionOrItsDiff(Fix fix) {
+        assertTrue(fix.provenance().citesSource(), fix + " is merged but cites no file version: " + fix.provenance());
+        assertThrowsIllegal(() -> vllmrace.model.fix.ProvenanceProbe.mergedWithout());
     }
 
     @ParameterizedTest(name = "{0} [family]: every point builds, and reads every dimension it sets")
@@ -57,7 +74,7 @@ class RaceRegistryTest {
     @Test
     void aPartialCloserNamesWhatItLeavesAndTheReportedVariantSwitchesItOffToo() {
         Race race = Race.LateLoadCompletionUnion;
-        assertEquals(java.util.Set.of(Fix.MULTI_CONNECTOR_LOAD_DEDUP), race.closers().full());
+        assertEquals(java.util.Set.of(Fix.MULTI_CONNECTOR_LOAD_DEDUP, Fix.LMCACHE_MP_LOAD_ONLY_WHEN_CHOSEN), race.closers().full());
         assertEquals(java.util.Set.of("CN1"), race.closers().leaves(Fix.SCHEDULER_SKIP_LATE_REPORT));
         assertFalse(race.fixes(Variant.REPORTED).isOn(Fix.SCHEDULER_SKIP_LATE_REPORT));
         Verdict alone = InterleavingVerdicts.verdict(Subject.onlyCloser(race, Fix.SCHEDULER_SKIP_LATE_REPORT));

@@ -21,6 +21,7 @@ import vllmrace.model.connector.multi.LmCacheConnector;
 import vllmrace.model.connector.multi.MultiConnector;
 import vllmrace.model.connector.multi.NixlDecodeConnector;
 import vllmrace.model.detect.ViolationLog;
+import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.kv.BlockPool;
 import vllmrace.model.kv.KvCacheManager;
@@ -72,14 +73,16 @@ public class AggregatorLinearizability {
         Explored.add(loop.stepLog());
         kv.allocateSlots("R", 4);
         if (mode == Mode.SAVES) {
-            children = List.of(new LmCacheConnector("LMCacheMPConnector", kv, true), new LmCacheConnector("OffloadingConnector", kv, true));
+            children = List.of(new LmCacheConnector("LMCacheMPConnector", kv, true, fixes, Configuration.DEFAULT),
+                    new LmCacheConnector("OffloadingConnector", kv, true, fixes, Configuration.DEFAULT));
         } else if (mode == Mode.ABORTED_LOAD) {
             NixlDecodeConnector nixl = new NixlDecodeConnector("NixlConnector", kv, fixes);
             nixl.remotePrefill("R", 4);
-            children = List.of(nixl, new LmCacheConnector("LMCacheConnectorV1 (offload)", kv, true));
+            children = List.of(nixl, new LmCacheConnector("LMCacheConnectorV1 (offload)", kv, true, fixes, Configuration.DEFAULT));
         } else {
             NixlDecodeConnector nixl = new NixlDecodeConnector("NixlConnector", kv, fixes);
-            LmCacheConnector lm = new LmCacheConnector("LMCacheMPConnector", kv, false);
+            // seed 003's deployment: an LMCache child that loads without being chosen (out of tree; in tree before #47505)
+            LmCacheConnector lm = LmCacheConnector.outOfTree("LMCacheMPConnector", kv, false);
             nixl.remotePrefill("R", 4);
             lm.cachedPrefix("R", 4);
             children = List.of(nixl, lm);

@@ -10,6 +10,8 @@ import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import vllmrace.lincheck.verdict.LincheckResult;
 import vllmrace.lincheck.verdict.LincheckRun;
 import vllmrace.model.fix.Fix;
+import vllmrace.model.deploy.Configuration;
+import vllmrace.model.deploy.Profile;
 import vllmrace.model.fix.FixSet;
 import vllmrace.races.AllInterleavings;
 import vllmrace.races.connector.LateLoadCompletionUnionScenario;
@@ -36,6 +38,17 @@ public final class FixDirectionMatrix {
     /** The matrix belongs to the shard of the race whose scenario it runs. */
     public static boolean inShard(vllmrace.races.Shard shard) {
         return shard.includes(vllmrace.races.Race.LateLoadCompletionUnion);
+    }
+
+    /**
+     * The deployment the matrix is about: one whose LMCache child loads without being chosen (LMCache's own MP connector;
+     * vLLM's in-tree one before #47505), so the second load exists and the three directions have something to close.
+     */
+    public static final Configuration DEPLOYMENT = Profile.MAIN_OOT_LMCACHE.configuration();
+
+    /** A fresh seed-003 scenario under {@code fixes} on {@link #DEPLOYMENT}. */
+    public static LateLoadCompletionUnionScenario scenario(FixSet fixes) {
+        return new LateLoadCompletionUnionScenario(fixes, DEPLOYMENT, vllmrace.races.Params.DEFAULT);
     }
 
     /** The three seed-003 directions, in the seed's order. */
@@ -205,7 +218,7 @@ public final class FixDirectionMatrix {
             FixSet fixes = combination.fixes();
             List<LateLoadCompletionUnionScenario> runs = new ArrayList<>();
             Map<?, Integer> outcomes = AllInterleavings.outcomes(() -> {
-                LateLoadCompletionUnionScenario s = new LateLoadCompletionUnionScenario(fixes);
+                LateLoadCompletionUnionScenario s = scenario(fixes);
                 runs.add(s);
                 return s;
             });
@@ -222,7 +235,7 @@ public final class FixDirectionMatrix {
 
     /** How many step-level interleavings the scenario's two actors have: C(n1 + n2, n1). */
     public static long stepInterleavings() {
-        LateLoadCompletionUnionScenario probe = new LateLoadCompletionUnionScenario(FixSet.all());
+        LateLoadCompletionUnionScenario probe = scenario(FixSet.all());
         int n1 = probe.actor1().stepCount();
         int n2 = probe.actor2().stepCount();
         long c = 1;

@@ -27,7 +27,7 @@ public class SeedThreeUnderCheck {
 
     public SeedThreeUnderCheck() {
         RunRecorder.countInvocation();
-        scenario = new LateLoadCompletionUnionScenario(fixes);
+        scenario = FixDirectionMatrix.scenario(fixes);
         actor1 = scenario.actor1();
         actor2 = scenario.actor2();
     }

@@ -3,6 +3,7 @@ package vllmrace.races.connector;
 import java.util.List;
 import vllmrace.model.connector.multi.LmCacheConnector;
 import vllmrace.model.detect.ViolationKind;
+import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
@@ -53,19 +54,19 @@ public final class ExtraAsyncSavesDedupScenario extends ConnectorRaceScenario {
     private final List<LmCacheConnector> offloading;
 
     public ExtraAsyncSavesDedupScenario(FixSet fixes) {
-        this(fixes, Params.DEFAULT);
+        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /** The scenario at one point of its family: {@code savingChildren}, the async-saving children (default 2). */
-    public ExtraAsyncSavesDedupScenario(FixSet fixes, Params p) {
-        this(new LmCacheConnector[p.get("savingChildren", 2, 2)], fixes);
+    public ExtraAsyncSavesDedupScenario(FixSet fixes, Configuration config, Params p) {
+        this(new LmCacheConnector[p.get("savingChildren", 2, 2)], fixes, config);
     }
 
-    private ExtraAsyncSavesDedupScenario(LmCacheConnector[] c, FixSet fixes) {
+    private ExtraAsyncSavesDedupScenario(LmCacheConnector[] c, FixSet fixes, Configuration config) {
         super(new ConnectorRig(fixes, 1, kv -> {
-            c[0] = new LmCacheConnector("LMCacheMPConnector", kv, true);
+            c[0] = new LmCacheConnector("LMCacheMPConnector", kv, true, fixes, config);
             for (int i = 1; i < c.length; i++) {
-                c[i] = new LmCacheConnector(i == 1 ? "OffloadingConnector" : "OffloadingConnector" + i, kv, true);
+                c[i] = new LmCacheConnector(i == 1 ? "OffloadingConnector" : "OffloadingConnector" + i, kv, true, fixes, config);
             }
             return List.of(c);
         }));

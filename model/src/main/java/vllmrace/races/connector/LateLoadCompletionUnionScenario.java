@@ -3,6 +3,7 @@ package vllmrace.races.connector;
 import java.util.List;
 import vllmrace.model.connector.multi.LmCacheConnector;
 import vllmrace.model.connector.multi.NixlDecodeConnector;
+import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
@@ -21,13 +22,21 @@ import vllmrace.races.Violating;
  * #50546, #51864, #42841, open), (2) NIXL pins the pull's blocks, (3) the scheduler skips late reports (#53746 closed,
  * others open). None is merged.
  *
+ * <p>The second load needs an LMCache child that loads without being chosen. Upstream's MultiConnector chooses one
+ * child to load (the first with a non-zero match) and since #46865 (merged) gives the others the real blocks with
+ * {@code num_external_tokens = 0} as the "do not load" signal (before it, empty blocks: nothing to load into). vLLM's
+ * in-tree LMCache MP connector honours the signal since #47505 (merged: {@code condition = tracker.needs_retrieve() and
+ * num_external_tokens > 0}); LMCache's own out-of-tree MP connector did not until its guard (LMCache #4028 open for the
+ * older variants), nor does a child of vllm-ascend's MultiConnector before its #13668 (open). The bare union of
+ * {@code finished_recving} (#53049) is on main either way: it kills the engine as soon as a child breaks the contract.
+ *
  * <p><b>Set-up and actors.</b> One scenario for LateLoadCompletionUnion and its aggravating factor PullIntoFreedBlocks.
- * The decode engine's MultiConnector has a NIXL decode child (first in config, so chosen) and an LMCache child (loads
- * only here). A pool of ONE block. R (4-token prompt, max_tokens 1; at {@code stopToken} 1 a 3-token prompt and max_tokens
+ * The decode engine's MultiConnector has a NIXL decode child (first in config, so chosen) and an LMCache child (not
+ * chosen; it loads only when it ignores {@code num_external_tokens = 0}: before #47505, or out of tree). A pool of ONE block. R (4-token prompt, max_tokens 1; at {@code stopToken} 1 a 3-token prompt and max_tokens
  * 2, so its decode step fits in its block and nothing is preempted) has remote-prefill params AND an LMCache prefix hit;
  * R2 (local) waits for a block. One busy-loop iteration: schedule(1) allocates R's block B;
- * {@code update_state_after_alloc} is broadcast, so both the NIXL pull and the LMCache load start into B; R is
- * WAITING_FOR_REMOTE_KVS. Actor 1: the worker: the LMCache load of R completes (fast, CPU memory); four polls find the
+ * {@code update_state_after_alloc} gives NIXL B and the tokens, the LMCache child B and 0, and both the NIXL pull and the
+ * LMCache load start into B; R is WAITING_FOR_REMOTE_KVS. Actor 1: the worker: the LMCache load of R completes (fast, CPU memory); four polls find the
  * NIXL pull still in flight; then the NIXL pull completes (slow, GB-scale over TCP). Actor 2: four busy-loop iterations
  * (finished_recving(R), R promoted, R runs and finishes, B freed, R2 gets B).
  *
@@ -51,9 +60,10 @@ import vllmrace.races.Violating;
  * <p><b>Invariant</b> (CN1): each request's load completion reaches the scheduler exactly once. A late report landing
  * while R runs fails {@code assert RequestStatus.is_finished} instead: also engine death.
  *
- * <p><b>Verdicts.</b> Reported ({@code MULTI_CONNECTOR_LOAD_DEDUP} and {@code SCHEDULER_SKIP_LATE_REPORT} off, the
- * sufficient directions; {@code NIXL_PIN_PULL_BLOCKS} alone does not close it): some interleaving shows
- * {@code ENGINE_DEAD}. Fixed: never. vLLM main: racy (no direction merged).
+ * <p><b>Verdicts.</b> Reported ({@code MULTI_CONNECTOR_LOAD_DEDUP}, {@code LMCACHE_MP_LOAD_ONLY_WHEN_CHOSEN} and
+ * {@code SCHEDULER_SKIP_LATE_REPORT} off; {@code NIXL_PIN_PULL_BLOCKS} alone does not close it): some interleaving shows
+ * {@code ENGINE_DEAD}. Fixed: never. vLLM main: closed, by #47505 (the in-tree LMCache child does not load; none of
+ * #53049's directions is merged). vLLM main + out-of-tree LMCache MP: racy (the child loads without being chosen).
  */
 public final class LateLoadCompletionUnionScenario extends ConnectorRaceScenario {
     public static final String REQUEST_ID = "R";
@@ -74,21 +84,21 @@ public final class LateLoadCompletionUnionScenario extends ConnectorRaceScenario
     private final boolean stopToken;
 
     public LateLoadCompletionUnionScenario(FixSet fixes) {
-        this(fixes, Params.DEFAULT);
+        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /**
      * The scenario at one point of its family: {@code promptBlocks}, R's and R2's prompt in blocks, and the pool's size
      * (default 1); {@code stopToken} (1: R finishes by a stop token, FINISHED_STOPPED, instead of by length).
      */
-    public LateLoadCompletionUnionScenario(FixSet fixes, Params p) {
-        this(new Object[2], fixes, p.get("promptBlocks", 1, 1), p.get("stopToken", 0, 0) == 1);
+    public LateLoadCompletionUnionScenario(FixSet fixes, Configuration config, Params p) {
+        this(new Object[2], fixes, config, p.get("promptBlocks", 1, 1), p.get("stopToken", 0, 0) == 1);
     }
 
-    private LateLoadCompletionUnionScenario(Object[] c, FixSet fixes, int blocks, boolean stopToken) {
+    private LateLoadCompletionUnionScenario(Object[] c, FixSet fixes, Configuration config, int blocks, boolean stopToken) {
         super(new ConnectorRig(fixes, blocks, kv -> {
             NixlDecodeConnector n = new NixlDecodeConnector("NixlConnector", kv, fixes);
-            LmCacheConnector l = new LmCacheConnector("LMCacheMPConnector", kv, false);
+            LmCacheConnector l = new LmCacheConnector("LMCacheMPConnector", kv, false, fixes, config);
             c[0] = n;
             c[1] = l;
             return List.of(n, l);
@@ -112,7 +122,11 @@ public final class LateLoadCompletionUnionScenario extends ConnectorRaceScenario
             throw new IllegalStateException("set-up: R's pull did not start: " + rig.request(REQUEST_ID));
         }
         actors(rig.actor("Worker: async loads")
-                        .worker("LMCacheMPConnector: load of R from the CPU cache completes (writes B)", () -> lmcache.completeLoad(REQUEST_ID))
+                        .worker("LMCacheMPConnector: load of R from the CPU cache completes (writes B), if it started one", () -> {
+                            if (lmcache.hasUnreportedLoad(REQUEST_ID)) {
+                                lmcache.completeLoad(REQUEST_ID); // not chosen: only a child that ignores num_external_tokens == 0 loads
+                            }
+                        })
                         .worker("NixlConnector worker: polls the NIXL READ of R, still in flight", () -> nixl.isPullInFlight(REQUEST_ID))
                         .worker("NixlConnector worker: polls the NIXL READ of R, still in flight", () -> nixl.isPullInFlight(REQUEST_ID))
                         .worker("NixlConnector worker: polls the NIXL READ of R, still in flight", () -> nixl.isPullInFlight(REQUEST_ID))

@@ -5,6 +5,7 @@ import vllmrace.model.asyncio.Coroutine;
 import vllmrace.model.asyncio.StepLog;
 import vllmrace.model.detect.Violation;
 import vllmrace.model.detect.ViolationKind;
+import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.races.Clean;
 import vllmrace.races.ModellingError;
@@ -35,9 +36,10 @@ import vllmrace.races.RaceScenario;
  *
  * <p><b>Invariant</b> (SC4): no transfer writes a block its request no longer owns.
  *
- * <p><b>Verdicts.</b> Reported ({@code NIXL_PIN_PULL_BLOCKS} and {@code MULTI_CONNECTOR_LOAD_DEDUP} off, each alone
- * prevents the write; {@code SCHEDULER_SKIP_LATE_REPORT} on keeps the engine alive so the write is what remains): some
- * interleaving shows {@code PULL_WROTE_FREED_BLOCK}. Fixed: never. vLLM main: racy.
+ * <p><b>Verdicts.</b> Reported ({@code NIXL_PIN_PULL_BLOCKS}, {@code MULTI_CONNECTOR_LOAD_DEDUP} and
+ * {@code LMCACHE_MP_LOAD_ONLY_WHEN_CHOSEN} off, each alone prevents the write; {@code SCHEDULER_SKIP_LATE_REPORT} on keeps
+ * the engine alive so the write is what remains): some interleaving shows {@code PULL_WROTE_FREED_BLOCK}. Fixed: never.
+ * vLLM main: closed, by #47505 (no second load with the in-tree LMCache child). vLLM main + out-of-tree LMCache MP: racy.
  */
 public final class PullIntoFreedBlocksScenario implements RaceScenario {
 
@@ -51,12 +53,12 @@ public final class PullIntoFreedBlocksScenario implements RaceScenario {
     private final LateLoadCompletionUnionScenario scenario;
 
     public PullIntoFreedBlocksScenario(FixSet fixes) {
-        this(fixes, Params.DEFAULT);
+        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /** The scenario at one point of LateLoadCompletionUnion's family. */
-    public PullIntoFreedBlocksScenario(FixSet fixes, Params p) {
-        scenario = new LateLoadCompletionUnionScenario(fixes, p);
+    public PullIntoFreedBlocksScenario(FixSet fixes, Configuration config, Params p) {
+        scenario = new LateLoadCompletionUnionScenario(fixes, config, p);
     }
 
     @Override

@@ -3,6 +3,7 @@ package vllmrace.races.connector;
 import java.util.List;
 import vllmrace.model.connector.multi.LmCacheConnector;
 import vllmrace.model.connector.multi.NixlDecodeConnector;
+import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
@@ -77,18 +78,18 @@ public final class RecvAndSendForAbortedLoadScenario extends ConnectorRaceScenar
     private final NixlDecodeConnector nixl;
 
     public RecvAndSendForAbortedLoadScenario(FixSet fixes) {
-        this(fixes, Params.DEFAULT);
+        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /** The scenario at one point of its family: {@code promptBlocks}, R's prompt in blocks (default 1). */
-    public RecvAndSendForAbortedLoadScenario(FixSet fixes, Params p) {
-        this(new NixlDecodeConnector[1], fixes, p.get("promptBlocks", 1, 1));
+    public RecvAndSendForAbortedLoadScenario(FixSet fixes, Configuration config, Params p) {
+        this(new NixlDecodeConnector[1], fixes, config, p.get("promptBlocks", 1, 1));
     }
 
-    private RecvAndSendForAbortedLoadScenario(NixlDecodeConnector[] n, FixSet fixes, int blocks) {
+    private RecvAndSendForAbortedLoadScenario(NixlDecodeConnector[] n, FixSet fixes, Configuration config, int blocks) {
         super(new ConnectorRig(fixes, 6, kv -> {
             n[0] = new NixlDecodeConnector("NixlConnector", kv, fixes);
-            return List.of(n[0], new LmCacheConnector("LMCacheConnectorV1 (offload)", kv, true));
+            return List.of(n[0], new LmCacheConnector("LMCacheConnectorV1 (offload)", kv, true, fixes, config));
         }));
         this.nixl = n[0];
         nixl.remotePrefill(REQUEST_ID, 4 * blocks);

@@ -81,13 +81,16 @@ public final class VerdictTestSources {
         for (int i = 0; i < cells.size(); i++) {
             Subject cell = cells.get(i);
             Race race = cell.race();
-            String subject = cell.only() == null ? "Subject.of(Race." + race.name() + ", Variant." + cell.variant().name() + ")"
-                    : "Subject.onlyCloser(Race." + race.name() + ", vllmrace.model.fix.Fix." + cell.only().name() + ")";
+            String subject = cell.only() != null
+                    ? "Subject.onlyCloser(Race." + race.name() + ", vllmrace.model.fix.Fix." + cell.only().name() + ")"
+                    : cell.profile() != null
+                    ? "Subject.onMain(Race." + race.name() + ", vllmrace.model.deploy.Profile." + cell.profile().name() + ")"
+                    : "Subject.of(Race." + race.name() + ", Variant." + cell.variant().name() + ")";
             java.append("\n    @Test\n    @Order(").append(i + 1).append(")\n")
                     .append("    @DisplayName(\"").append(race.name()).append(" [").append(engine.label()).append(", ")
                     .append(cell.variantLabel()).append("]\")\n")
                     .append("    void ").append(Character.toLowerCase(race.name().charAt(0))).append(race.name().substring(1))
-                    .append('_').append(cell.variantLabel().replace(' ', '_').toLowerCase()).append("() throws Exception {\n")
+                    .append('_').append(cell.variantLabel().replaceAll("[^A-Za-z0-9]+", "_").toLowerCase()).append("() throws Exception {\n")
                     .append("        ").append(check).append(".verdict(").append(subject).append(");\n    }\n");
         }
         return java.append("}\n").toString();

@@ -6,6 +6,7 @@ import vllmrace.model.asyncio.Coroutine;
 import vllmrace.model.asyncio.StepLog;
 import vllmrace.model.detect.Violation;
 import vllmrace.model.detect.ViolationKind;
+import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.frontend.SamplingParams;
 import vllmrace.model.frontend.RequestOutputCollector;
@@ -57,7 +58,9 @@ import vllmrace.races.Violating;
  *
  * <p><b>Verdicts.</b> Reported ({@code UNIQUE_INTERNAL_IDS} off, {@code ORDERED_ABORT} on): some interleaving shows
  * {@code LATE_ABORT_KILLS_READD}. Fixed (every fix): never. vLLM main: closed, by #27987 (the late ABORT names
- * {@code X-1}; X@2 is {@code X-2}).
+ * {@code X-1}; X@2 is {@code X-2}). vLLM main, ids not randomized: racy
+ * ({@code VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1}, #34415: {@code assign_request_id} keeps the client's id, so #27987's
+ * suffix is not there to tell the two requests apart).
  */
 public final class ConcurrentAbortKillsReaddScenario implements RaceScenario {
     public static final String REQUEST_ID = "X";
@@ -79,13 +82,13 @@ public final class ConcurrentAbortKillsReaddScenario implements RaceScenario {
     private final Coroutine<RequestOutputCollector> abortAndResubmit;
 
     public ConcurrentAbortKillsReaddScenario(FixSet fixes) {
-        this(fixes, Params.DEFAULT);
+        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /** The scenario at one point of its family: {@code n}, the requests' parallel samples (default 1). */
-    public ConcurrentAbortKillsReaddScenario(FixSet fixes, Params p) {
+    public ConcurrentAbortKillsReaddScenario(FixSet fixes, Configuration config, Params p) {
         SamplingParams params = SamplingParams.maxTokens(MAX_TOKENS).withN(p.get("n", 1, 1));
-        vllm = new VllmInstance(fixes);
+        vllm = new VllmInstance(fixes, config);
         vllm.asyncLlm().addRequest(REQUEST_ID, params).run().join();
         vllm.engineCore().runBusyLoopOnce();
         vllm.asyncLlm().outputHandler().run().join();

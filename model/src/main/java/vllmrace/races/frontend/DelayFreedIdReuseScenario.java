@@ -7,6 +7,7 @@ import vllmrace.model.asyncio.StepLog;
 import vllmrace.model.connector.TestAsyncConnector;
 import vllmrace.model.detect.Violation;
 import vllmrace.model.detect.ViolationKind;
+import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.frontend.SamplingParams;
 import vllmrace.model.frontend.OutputProcessor;
@@ -55,7 +56,9 @@ import vllmrace.races.RaceScenario;
  *
  * <p><b>Verdicts.</b> Reported (every fix except {@code UNIQUE_INTERNAL_IDS}, so {@code ORDERED_ABORT} is on): some
  * interleaving shows {@code COLLIDES_WITH_DELAY_FREED}. Fixed ({@code UNIQUE_INTERNAL_IDS}: X@2 is {@code X-2} in
- * EngineCore): never. vLLM main: closed, by #27987.
+ * EngineCore): never. vLLM main: closed, by #27987. vLLM main, ids not randomized: racy
+ * ({@code VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1}, #34415: {@code assign_request_id} keeps the client's id, so #27987's
+ * suffix is not there to tell the two requests apart).
  */
 public final class DelayFreedIdReuseScenario implements RaceScenario {
     public static final String REQUEST_ID = "X";
@@ -81,14 +84,14 @@ public final class DelayFreedIdReuseScenario implements RaceScenario {
     private final Coroutine<RequestOutputCollector> add;
 
     public DelayFreedIdReuseScenario(FixSet fixes) {
-        this(fixes, Params.DEFAULT);
+        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /** The scenario at one point of its family: {@code n}, the requests' parallel samples (default 1). */
-    public DelayFreedIdReuseScenario(FixSet fixes, Params p) {
+    public DelayFreedIdReuseScenario(FixSet fixes, Configuration config, Params p) {
         n = p.get("n", 1, 1);
         SamplingParams params = SamplingParams.maxTokens(MAX_TOKENS).withN(n);
-        vllm = new VllmInstance(fixes, TestAsyncConnector.SavePolicy.ALWAYS, NUM_GPU_BLOCKS);
+        vllm = new VllmInstance(fixes, config, TestAsyncConnector.SavePolicy.ALWAYS, NUM_GPU_BLOCKS);
         abortedQueue = vllm.asyncLlm().addRequest(REQUEST_ID, params).run().join();
         vllm.engineCore().runBusyLoopOnce(); // ADD(X@1) applied, X@1 scheduled: it holds a KV block
         vllm.asyncLlm().outputHandler().run().join();

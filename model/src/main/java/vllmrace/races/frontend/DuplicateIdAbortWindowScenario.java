@@ -6,6 +6,7 @@ import vllmrace.model.asyncio.Coroutine;
 import vllmrace.model.asyncio.StepLog;
 import vllmrace.model.detect.Violation;
 import vllmrace.model.detect.ViolationKind;
+import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.frontend.RequestOutputCollector;
 import vllmrace.model.frontend.SamplingParams;
@@ -49,7 +50,9 @@ import vllmrace.races.RaceScenario;
  *
  * <p><b>Verdicts.</b> Reported (abort as reported): some interleaving shows {@code DUPLICATE_LIVE_ID}. Fixed: never
  * ({@code ORDERED_ABORT}: send ABORT, then drop state; {@code UNIQUE_INTERNAL_IDS} also closes it alone). vLLM main:
- * closed, by #27987.
+ * closed, by #27987. vLLM main, ids not randomized: racy
+ * ({@code VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1}, #34415: {@code assign_request_id} keeps the client's id, so #27987's
+ * suffix is not there to tell the two requests apart).
  */
 public final class DuplicateIdAbortWindowScenario implements RaceScenario {
     public static final String REQUEST_ID = "X";
@@ -70,13 +73,13 @@ public final class DuplicateIdAbortWindowScenario implements RaceScenario {
     private final Coroutine<?> add;
 
     public DuplicateIdAbortWindowScenario(FixSet fixes) {
-        this(fixes, Params.DEFAULT);
+        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /** The scenario at one point of its family: {@code n}, the requests' parallel samples (default 1). */
-    public DuplicateIdAbortWindowScenario(FixSet fixes, Params p) {
+    public DuplicateIdAbortWindowScenario(FixSet fixes, Configuration config, Params p) {
         SamplingParams params = SamplingParams.maxTokens(MAX_TOKENS).withN(p.get("n", 1, 1));
-        vllm = new VllmInstance(fixes);
+        vllm = new VllmInstance(fixes, config);
         RequestOutputCollector first = vllm.asyncLlm().addRequest(REQUEST_ID, params).run().join();
         vllm.engineCore().runBusyLoopOnce();
         vllm.asyncLlm().outputHandler().run().join();

@@ -6,6 +6,7 @@ import vllmrace.model.asyncio.Coroutine;
 import vllmrace.model.asyncio.StepLog;
 import vllmrace.model.detect.Violation;
 import vllmrace.model.detect.ViolationKind;
+import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.frontend.OutputProcessor;
 import vllmrace.model.frontend.RequestAlreadyRunningException;
@@ -53,7 +54,9 @@ import vllmrace.races.RaceScenario;
  *
  * <p><b>Verdicts.</b> Reported ({@code ORDERED_FINISH_ABORT} and {@code UNIQUE_INTERNAL_IDS} off): some interleaving
  * shows {@code LATE_ABORT_KILLS_READD}. Fixed: never; each of the two switches closes it alone. vLLM main: closed, by
- * #27987.
+ * #27987. vLLM main, ids not randomized: racy
+ * ({@code VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1}, #34415: {@code assign_request_id} keeps the client's id, so #27987's
+ * suffix is not there to tell the two requests apart).
  */
 public final class StopStringLateAbortScenario implements RaceScenario {
     public static final String REQUEST_ID = "X";
@@ -75,16 +78,16 @@ public final class StopStringLateAbortScenario implements RaceScenario {
     private final Coroutine<RequestOutputCollector> add;
 
     public StopStringLateAbortScenario(FixSet fixes) {
-        this(fixes, Params.DEFAULT);
+        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /**
      * The scenario at one point of its family: {@code n}, both requests' parallel samples (default 1). With n = 2 the
      * children are {@code 0_X} and {@code 1_X} (before #27987), so X@1's children and the re-added ones share ids.
      */
-    public StopStringLateAbortScenario(FixSet fixes, Params p) {
+    public StopStringLateAbortScenario(FixSet fixes, Configuration config, Params p) {
         int n = p.get("n", 1, 1);
-        vllm = new VllmInstance(fixes);
+        vllm = new VllmInstance(fixes, config);
         stoppedQueue = vllm.asyncLlm().addRequest(REQUEST_ID, new SamplingParams(n, MAX_TOKENS, 1)).run().join();
         vllm.engineCore().runBusyLoopOnce(); // ADD(X@1) applied, one token sent: the stop string is in it
         setupSteps = vllm.stepLog().size();

@@ -4,6 +4,7 @@ import vllmrace.model.asyncio.Coroutine;
 import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.Fix;
+import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.frontend.InputProcessor;
 import vllmrace.model.sched.RequestStatus;
@@ -53,7 +54,9 @@ import vllmrace.races.Violating;
  * <p><b>Verdicts.</b> Reported ({@code UNIQUE_INTERNAL_IDS} and {@code ABORT_APPLIED_ONCE} off): {@code
  * SECOND_ABORT_KILLS_READD}. Fixed: never. Each closer alone: never (with #27987 the copy names {@code X-1}, already
  * finished; with the suite's {@code ABORT_APPLIED_ONCE} the copy is dropped when the input queue applies it). vLLM main:
- * closed, by #27987, as long as request-id randomization is on.
+ * closed, by #27987. vLLM main, ids not randomized: racy
+ * ({@code VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1}, #34415: {@code assign_request_id} keeps the client's id, so #27987's
+ * suffix is not there to tell the two requests apart).
  */
 public final class DoubleAbortApplicationScenario extends SchedulerRaceScenario {
     public static final String REQUEST_ID = "X";
@@ -71,16 +74,16 @@ public final class DoubleAbortApplicationScenario extends SchedulerRaceScenario 
     private final String second;
 
     public DoubleAbortApplicationScenario(FixSet fixes) {
-        this(fixes, Params.DEFAULT);
+        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /** The scenario at one point of its family: {@code maxTokens} of X and Y (default 4). */
-    public DoubleAbortApplicationScenario(FixSet fixes, Params p) {
+    public DoubleAbortApplicationScenario(FixSet fixes, Configuration config, Params p) {
         super(new EngineCoreRig(fixes, SavePolicy.NEVER, 8));
         int maxTokens = p.get("maxTokens", 4, 2);
         // the frontend's assign_request_id: with #27987 each ADD gets its own engine id
-        first = InputProcessor.assignRequestId(fixes, REQUEST_ID, 1);
-        second = InputProcessor.assignRequestId(fixes, REQUEST_ID, 2);
+        first = InputProcessor.assignRequestId(fixes, config, REQUEST_ID, 1);
+        second = InputProcessor.assignRequestId(fixes, config, REQUEST_ID, 2);
         rig.sendAdd(first, 4, maxTokens);
         rig.sendAdd(OTHER, 4, maxTokens);
         rig.runBusyLoopOnce(); // both added; schedule(1)

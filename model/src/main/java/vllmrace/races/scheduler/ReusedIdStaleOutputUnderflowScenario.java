@@ -4,6 +4,7 @@ import vllmrace.model.asyncio.Coroutine;
 import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.Fix;
+import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.frontend.InputProcessor;
 import vllmrace.races.Clean;
@@ -50,7 +51,10 @@ import vllmrace.races.Violating;
  * interleaving that lands them right after A's last output avoids it.
  *
  * <p><b>Verdicts.</b> Reported ({@code UNIQUE_INTERNAL_IDS} off): {@code STALE_OUTPUT_ON_READDED}. Fixed: never. vLLM main:
- * closed, by #27987, as long as request-id randomization is on.
+ * closed, by #27987. vLLM main, ids not randomized: racy
+ * ({@code VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1}, #34415: {@code assign_request_id} keeps the client's id, so #27987's
+ * suffix is not there to tell the two requests apart); there, some interleavings end instead in DoubleAbortApplication's
+ * FE2 (the ABORT's aborts_queue copy finishes the resubmitted A), declared as {@code READD_KILLED_BY_ABORT_COPY}.
  */
 public final class ReusedIdStaleOutputUnderflowScenario extends SchedulerRaceScenario {
     public static final String REQUEST_ID = "A";
@@ -61,6 +65,12 @@ public final class ReusedIdStaleOutputUnderflowScenario extends SchedulerRaceSce
         @Clean("A@1 aborted (or done) before the resubmit landed, or its output came first; the resubmitted A ran to its length") READD_RUNS,
         @Violating("update_from_output(1) applied A@1's token to the resubmitted A under the same id: num_output_placeholders "
                 + "< 0, assert, engine dead (SC6)") STALE_OUTPUT_ON_READDED,
+        /**
+         * A cascade, declared: with ids not randomized and #29987's aborts_queue copy applied again (the suite's
+         * ABORT_APPLIED_ONCE is a proposal, off on vLLM main), this scenario's steps also reach DoubleAbortApplication.
+         */
+        @Violating("ABORT(A@1), applied again from aborts_queue, finishes the resubmitted A under the same id (FE2): "
+                + "DoubleAbortApplication's race, reached by these steps on vLLM main with ids not randomized") READD_KILLED_BY_ABORT_COPY,
         @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
     }
 
@@ -68,16 +78,16 @@ public final class ReusedIdStaleOutputUnderflowScenario extends SchedulerRaceSce
     private final String second;
 
     public ReusedIdStaleOutputUnderflowScenario(FixSet fixes) {
-        this(fixes, Params.DEFAULT);
+        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /** The scenario at one point of its family: {@code maxTokens} of A and B (default 2). */
-    public ReusedIdStaleOutputUnderflowScenario(FixSet fixes, Params p) {
+    public ReusedIdStaleOutputUnderflowScenario(FixSet fixes, Configuration config, Params p) {
         super(new EngineCoreRig(fixes, SavePolicy.NEVER, 3));
         int maxTokens = p.get("maxTokens", 2, 2);
         // the frontend's assign_request_id: with #27987 each ADD gets its own engine id
-        first = InputProcessor.assignRequestId(fixes, REQUEST_ID, 1);
-        second = InputProcessor.assignRequestId(fixes, REQUEST_ID, 2);
+        first = InputProcessor.assignRequestId(fixes, config, REQUEST_ID, 1);
+        second = InputProcessor.assignRequestId(fixes, config, REQUEST_ID, 2);
         rig.sendAdd(first, 2 * EngineCoreRig.BLOCK_SIZE, maxTokens);
         rig.sendAdd(OTHER, 2 * EngineCoreRig.BLOCK_SIZE, maxTokens);
         rig.runBusyLoopOnce(); // both added; schedule(1) runs A's prefill (B waits for blocks); the loop does not block
@@ -97,6 +107,9 @@ public final class ReusedIdStaleOutputUnderflowScenario extends SchedulerRaceSce
         rig.runToQuiescence();
         if (rig.has(ViolationKind.OUTPUT_PLACEHOLDER_UNDERFLOW) && !actorFailed()) {
             return Outcome.STALE_OUTPUT_ON_READDED;
+        }
+        if (onlyFired(ViolationKind.ABORT_HIT_WRONG_REQUEST)) {
+            return Outcome.READD_KILLED_BY_ABORT_COPY;
         }
         if (!rig.violations().isEmpty() || actorFailed() || !rig.allFreed() || !rig.request(first).isFinished()) {
             return Outcome.UNEXPECTED;
