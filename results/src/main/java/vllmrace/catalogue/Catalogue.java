@@ -12,6 +12,7 @@ import vllmrace.lincheck.verdict.LincheckResult;
 import vllmrace.lincheck.verdict.LincheckRun;
 import vllmrace.lincheck.verdict.LincheckVerdicts;
 import vllmrace.lincheck.verdict.TraceStore;
+import vllmrace.model.deploy.Profile;
 import vllmrace.races.Cells;
 import vllmrace.races.Engine;
 import vllmrace.races.Expectation;
@@ -91,15 +92,26 @@ public final class Catalogue {
         }
     }
 
-    /** Every race, its component and upstream reference, and its vLLM-main verdict: expected, and as last computed. */
+    /**
+     * Every race, its component and upstream reference, and its vLLM-main verdict on each deployment profile (or the one
+     * {@code --profile} names): expected, and as last computed when that differs or is missing.
+     */
     int list() {
         ResultsTables tables = ResultsTables.load(results);
+        List<Profile> profiles = options.profile() == null ? List.of(Profile.values()) : List.of(options.profile());
         List<List<String>> rows = new ArrayList<>();
-        rows.add(List.of("race", "component", "upstream", "vLLM main (expected)", "vLLM main (last run)"));
+        List<String> header = new ArrayList<>(List.of("race", "component", "upstream"));
+        profiles.forEach(p -> header.add(p.label()));
+        rows.add(header);
         for (Race race : options.races()) {
-            List<String> last = tables.verdicts().get(race.name(), Engine.ENUMERATOR.label(), Variant.UPSTREAM_MAIN.label());
-            rows.add(List.of(race.name(), race.component().packageName(), race.upstream(),
-                    race.expectedLabel(Variant.UPSTREAM_MAIN), last == null ? "not run" : last.get(4)));
+            List<String> row = new ArrayList<>(List.of(race.name(), race.component().packageName(), race.upstream()));
+            for (Profile profile : profiles) {
+                List<String> last = tables.verdicts().get(race.name(), Engine.ENUMERATOR.label(), profile.label());
+                String expected = race.expectedLabel(profile);
+                row.add(last == null ? expected + " (not run)" : last.get(4).equals(expected) ? expected
+                        : expected + " (last run: " + last.get(4) + ")");
+            }
+            rows.add(row);
         }
         int[] width = new int[rows.get(0).size()];
         rows.forEach(r -> { for (int i = 0; i < width.length; i++) { width[i] = Math.max(width[i], r.get(i).length()); } });

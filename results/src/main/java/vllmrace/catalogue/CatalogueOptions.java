@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import vllmrace.model.deploy.Profile;
 import vllmrace.races.Race;
 import vllmrace.races.Shard;
 
@@ -19,9 +20,10 @@ import vllmrace.races.Shard;
  * @param runs     {@code --hit-rates --runs N}: back-to-back JCStress runs
  * @param driftPath {@code --drift PATH}, or null
  * @param hunt     {@code --hunt}'s settings (defaults unless it was asked for)
+ * @param profile  {@code --profile ID} with {@code --list}: the one deployment profile to show, else null
  */
 record CatalogueOptions(Command command, List<Race> races, List<String> notes, Shard shard, boolean deep, int runs, String driftPath,
-                        HuntArgs hunt) {
+                        HuntArgs hunt, Profile profile) {
 
     enum Command { RUN, LIST, RENDER, HIT_RATES, MUTATION, DRIFT, HUNT, HELP }
 
@@ -44,6 +46,8 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
         String drift = null;
         HuntArgs hunt = HuntArgs.defaults();
         boolean huntOption = false;
+        Profile profile = null;
+        boolean fixesGiven = false;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
@@ -61,8 +65,10 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
                     huntOption = true;
                     hunt = new HuntArgs(HuntArgs.seed(value(args, ++i, arg)), hunt.fixesName(), hunt.scenarios(), hunt.seconds(), hunt.scenario());
                 }
+                case "--profile" -> profile = profile(value(args, ++i, arg));
                 case "--fixes" -> {
                     huntOption = true;
+                    fixesGiven = true;
                     hunt = new HuntArgs(hunt.seed(), HuntArgs.checkFixes(value(args, ++i, arg)), hunt.scenarios(), hunt.seconds(), hunt.scenario());
                 }
                 case "--scenarios" -> {
@@ -97,7 +103,16 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
             }
         }
         if (command == Command.HELP) {
-            return new CatalogueOptions(Command.HELP, List.of(), List.of(), shard, deep, runs, null, hunt);
+            return new CatalogueOptions(Command.HELP, List.of(), List.of(), shard, deep, runs, null, hunt, null);
+        }
+        if (profile != null && command != Command.HUNT && command != Command.LIST) {
+            throw new UsageException("--profile belongs to --hunt and --list (a catalogue run computes every profile)");
+        }
+        if (profile != null && fixesGiven) {
+            throw new UsageException("--profile and --fixes: give one (a profile is vLLM main's merged fixes under its configuration)");
+        }
+        if (profile != null && command == Command.HUNT) {
+            hunt = new HuntArgs(hunt.seed(), profile.id(), hunt.scenarios(), hunt.seconds(), hunt.scenario());
         }
         if (huntOption && command != Command.HUNT) {
             throw new UsageException("--seed, --fixes, --scenarios, --time and --scenario belong to --hunt");
@@ -120,7 +135,17 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
         if (!named.isEmpty() && races.isEmpty()) {
             throw new UsageException("no race named here is in shard " + shard);
         }
-        return new CatalogueOptions(command, List.copyOf(races), List.copyOf(notes), shard, deep, runs, drift, hunt);
+        return new CatalogueOptions(command, List.copyOf(races), List.copyOf(notes), shard, deep, runs, drift, hunt,
+                command == Command.LIST ? profile : null);
+    }
+
+    /** A {@code --profile} value: a known profile id, else one line naming them. */
+    static Profile profile(String id) throws UsageException {
+        try {
+            return Profile.byId(id);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--profile: " + e.getMessage());
+        }
     }
 
     private static Command only(Command current, Command next, String arg) throws UsageException {
@@ -179,17 +204,21 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
 
     static final String HELP = """
             Usage: ./catalogue [RACE | #PR | 'seed 003' ...] [--shard I/N] [--deep]
-                   ./catalogue --list | --render | --hit-rates [--runs N] [RACE ...] | --mutation | --drift PATH | --help
-                   ./catalogue --hunt [--seed N] [--fixes main|all|none|FIX,...] [--scenarios N] [--time SECONDS] [--scenario I]
+                   ./catalogue --list [--profile ID] | --render | --hit-rates [--runs N] [RACE ...] | --mutation | --drift PATH | --help
+                   ./catalogue --hunt [--profile ID | --fixes all|none|FIX,...] [--seed N] [--scenarios N] [--time SECONDS] [--scenario I]
 
             Reproduces each race of the registry under every engine (every step interleaving, Lincheck, JCStress) and
-            fix set (reported, fixed, vLLM main), prints the verdicts and each counterexample's model steps, and
-            merges the evidence into results/ (rows, traces, replays and JCStress pages of other races are kept).
+            fix set (reported, fixed, vLLM main on each deployment profile), prints the verdicts and each
+            counterexample's model steps, and merges the evidence into results/ (rows, traces, replays and JCStress
+            pages of other races are kept). Profiles (vLLM main's merged fixes under one configuration):
+            main (upstream defaults), main-ids-not-randomized (VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1),
+            main-oot-lmcache (LMCache's own MP connector as the LMCache child).
 
               RACE, #PR, 'seed 003'  only these races (an upstream reference may name several: all are run)
               --shard I/N            one of N disjoint shards of the races and their cells (for a CI matrix)
               --deep                 JCStress's full JVM-mode matrix, 10x the Lincheck budgets (much slower)
-              --list                 every race: id, component, upstream, vLLM-main verdict (expected, last run)
+              --list                 every race: id, component, upstream, vLLM-main verdict per profile (expected,
+                                     and the last run where it differs); --profile ID: that profile only
               --render               re-render results/README.md and the README race table from results/*.tsv
               --hit-rates [--runs N] N back-to-back JCStress runs (default 5) of the reported variants: violating
                                      samples per million and how often the relaunch fired -> results/jcstress-hit-rates.md
@@ -199,8 +228,9 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
                                      changed (with a diff) or gone, and the races to re-check (exit 1 if any moved)
               --hunt                 generate scenarios over the model (two actors, up to three requests), explore
                                      every step interleaving, shrink each violation and classify it against the
-                                     catalogue -> results/hunt/<fixes>/ (exit 1 when something outside the catalogue
-                                     is found). --fixes: main (default), all, none or FIX,FIX; --seed (default
+                                     catalogue -> results/hunt/<profile or fixes>/ (exit 1 when something outside the
+                                     catalogue is found). --profile ID (default main), or --fixes all, none or
+                                     FIX,FIX (upstream's default configuration); --seed (default
                                      20261201); bounds --scenarios (default 1000000) and --time (default 240 s);
                                      --scenario I reproduces program I of the seed with its interleavings
               --help                 this text
@@ -212,6 +242,7 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
               ./catalogue --shard 2/4                     the second of four CI shards
               ./catalogue --hunt                          the race hunt on vLLM main's fixes, 4 minutes
               ./catalogue --hunt --fixes none --time 60   the self-check: every fix off
+              ./catalogue --hunt --profile main-ids-not-randomized   the hunt on that deployment
 
             Exit codes: 0 every verdict is what the catalogue expects (--hunt: nothing outside the catalogue found);
             1 a verdict differs (they are listed at the end; --hunt: a finding); 2 bad input (one line names it);

@@ -2,6 +2,8 @@ package vllmrace.catalogue;
 
 import java.util.ArrayList;
 import java.util.List;
+import vllmrace.model.deploy.Configuration;
+import vllmrace.model.deploy.Profile;
 import vllmrace.model.fix.Fix;
 import vllmrace.model.fix.FixSet;
 
@@ -10,7 +12,9 @@ import vllmrace.model.fix.FixSet;
  * [--scenario I]}: every value checked here, so bad input is one line and nothing has run.
  *
  * @param seed      the seed (default {@link #DEFAULT_SEED})
- * @param fixesName {@code main} (vLLM main's merged fixes, the default), {@code all}, {@code none}, or fix names joined by commas
+ * @param fixesName a deployment profile's id ({@code main}, the default: vLLM main's merged fixes under its configuration;
+ *                  {@code --profile ID}), or {@code all}, {@code none}, or fix names joined by commas (upstream's default
+ *                  configuration)
  * @param scenarios the most programs to draw
  * @param seconds   the time bound
  * @param scenario  one program of the seed to reproduce, or -1
@@ -28,9 +32,38 @@ record HuntArgs(long seed, String fixesName, int scenarios, int seconds, int sce
         return fixes(fixesName);
     }
 
+    /** The profile the name is, or null. */
+    Profile profile() {
+        try {
+            return Profile.byId(fixesName);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    /** The deployment's configuration: the profile's, or upstream's defaults for a fix set. */
+    Configuration configuration() {
+        Profile profile = profile();
+        return profile == null ? Configuration.DEFAULT : profile.configuration();
+    }
+
+    /** How the report names what was hunted: {@code profile main} or {@code fixes none}. */
+    String describe() {
+        return (profile() != null ? "profile " : "fixes ") + fixesName;
+    }
+
+    /** The command-line option that reproduces it: {@code --profile main} or {@code --fixes none}. */
+    String option() {
+        return (profile() != null ? "--profile " : "--fixes ") + fixesName;
+    }
+
     static FixSet fixes(String name) {
+        for (Profile profile : Profile.values()) {
+            if (profile.id().equals(name)) {
+                return profile.fixes();
+            }
+        }
         return switch (name) {
-            case "main" -> FixSet.upstreamMain();
             case "all" -> FixSet.all();
             case "none" -> FixSet.none();
             default -> {
@@ -54,7 +87,8 @@ record HuntArgs(long seed, String fixesName, int scenarios, int seconds, int sce
             try {
                 Fix.valueOf(name);
             } catch (IllegalArgumentException e) {
-                throw new CatalogueOptions.UsageException("--fixes: no fix '" + name + "'; main, all, none, or fix names joined by commas");
+                throw new CatalogueOptions.UsageException("--fixes: no fix '" + name + "'; main, all, none, or fix names joined by "
+                        + "commas (a deployment: --profile " + Profile.ids().replace(", ", "|") + ")");
             }
             out.add(name);
         }

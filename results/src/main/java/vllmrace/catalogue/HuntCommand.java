@@ -39,9 +39,11 @@ final class HuntCommand {
             return reproduce();
         }
         int threads = Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors()));
-        Hunt.Options options = new Hunt.Options(args.seed(), args.fixes(), args.fixesName(), args.scenarios(),
+        Hunt.Options options = new Hunt.Options(args.seed(), args.fixes(), args.configuration(), args.fixesName(), args.scenarios(),
                 args.seconds() * 1000L, threads);
-        out.line("Race hunt: seed " + args.seed() + ", fixes " + args.fixesName() + " " + args.fixes() + ", at most "
+        out.line("Race hunt: seed " + args.seed() + ", " + args.describe() + " " + args.fixes()
+                + (args.configuration().equals(vllmrace.model.deploy.Configuration.DEFAULT) ? "" : ", configuration " + args.configuration())
+                + ", at most "
                 + args.scenarios() + " scenarios or " + args.seconds() + " s, " + threads + " thread(s)");
         Hunt.Report report = new Hunt(options).run();
         out.line(String.format(Locale.ROOT, "explored %,d scenarios, %,d interleavings in %.1f s (%,.0f interleavings/s); "
@@ -64,9 +66,9 @@ final class HuntCommand {
 
     private int reproduce() {
         HuntProgram program = Hunt.program(args.seed(), args.scenario());
-        Hunt hunt = new Hunt(new Hunt.Options(args.seed(), args.fixes(), args.fixesName(), 1, 1, 1));
-        Hunt.Explored explored = Hunt.explore(program, args.fixes());
-        out.line("Scenario " + args.scenario() + " of seed " + args.seed() + ", fixes " + args.fixesName() + ": " + program);
+        Hunt hunt = new Hunt(new Hunt.Options(args.seed(), args.fixes(), args.configuration(), args.fixesName(), 1, 1, 1));
+        Hunt.Explored explored = Hunt.explore(program, args.fixes(), args.configuration());
+        out.line("Scenario " + args.scenario() + " of seed " + args.seed() + ", " + args.describe() + ": " + program);
         out.line(explored.violating() + " of all " + explored.schedules() + " step interleavings violate"
                 + (explored.modellingErrors() > 0 ? "; " + explored.modellingErrors() + " end in a modelling error" : ""));
         if (!explored.violates()) {
@@ -113,10 +115,10 @@ final class HuntCommand {
     private String summary(Hunt.Report r) {
         Hunt.Options o = r.options();
         StringBuilder b = new StringBuilder();
-        b.append("# Race hunt, fixes `").append(o.fixesName()).append("`\n\n");
-        b.append("Written by `./catalogue --hunt --fixes ").append(o.fixesName()).append(" --seed ").append(o.seed())
+        b.append("# Race hunt, ").append(args.describe().replaceFirst(" (.*)", " `$1`")).append("\n\n");
+        b.append("Written by `./catalogue --hunt ").append(args.option()).append(" --seed ").append(o.seed())
                 .append(" --scenarios ").append(o.maxScenarios()).append(" --time ").append(o.maxMillis() / 1000).append("`. Fixes on: ")
-                .append(o.fixes()).append(".\n\n");
+                .append(o.fixes()).append("; configuration: ").append(o.configuration()).append(".\n\n");
         b.append("Each scenario is a program drawn from the seed: one to three requests (prompt blocks, length, a stop token, "
                 + "local / remote prefill / a chunk being written, what the connector saves) over a pool that fits each request "
                 + "alone, up to two busy-loop iterations of set-up, and two actors of up to three operations (actor 1: abort, "
@@ -148,7 +150,7 @@ final class HuntCommand {
             b.append("None: every violation is explained by a catalogued race.\n");
         }
         for (Hunt.Finding f : r.findings()) {
-            Map<Fix, List<Race>> single = Hunt.singleFixesRemoving(f.minimal(), o.fixes());
+            Map<Fix, List<Race>> single = Hunt.singleFixesRemoving(f.minimal(), o.fixes(), o.configuration());
             b.append("- [").append(f.id()).append("](").append(f.id()).append(".md): ").append(f.minimal())
                     .append(single.isEmpty() ? "" : "; removed by " + single.keySet().stream().map(Fix::name)
                             .collect(Collectors.joining(" or ")) + " alone").append("\n");
@@ -158,10 +160,10 @@ final class HuntCommand {
 
     /** What the catalogue's fixes do to a finding: none closes it, or which one alone removes it and whose races it closes. */
     private String whatFixesDo(HuntProgram program) {
-        if (Hunt.explore(program, FixSet.all()).violates()) {
+        if (Hunt.explore(program, FixSet.all(), args.configuration()).violates()) {
             return "With every fix of the catalogue on it still violates: no catalogued fix closes it.";
         }
-        Map<Fix, List<Race>> single = Hunt.singleFixesRemoving(program, args.fixes());
+        Map<Fix, List<Race>> single = Hunt.singleFixesRemoving(program, args.fixes(), args.configuration());
         if (single.isEmpty()) {
             return "Every fix on removes it, no single fix does: several catalogued fixes together close it.";
         }
@@ -174,8 +176,8 @@ final class HuntCommand {
     private String finding(Hunt.Finding f) {
         StringBuilder b = new StringBuilder();
         b.append("# ").append(f.id()).append("\n\n");
-        b.append("Found by `./catalogue --hunt --fixes ").append(args.fixesName()).append(" --seed ").append(args.seed())
-                .append("` in scenario ").append(f.scenario()).append("; reproduce with `./catalogue --hunt --fixes ").append(args.fixesName())
+        b.append("Found by `./catalogue --hunt ").append(args.option()).append(" --seed ").append(args.seed())
+                .append("` in scenario ").append(f.scenario()).append("; reproduce with `./catalogue --hunt ").append(args.option())
                 .append(" --seed ").append(args.seed()).append(" --scenario ").append(f.scenario()).append("` (the program as drawn; "
                 + "below, shrunk).\n\n");
         b.append("**Minimal scenario.** ").append(f.minimal()).append("\n\n");

@@ -19,15 +19,17 @@ final class ReadmeRaceTable {
     private ReadmeRaceTable() {
     }
 
-    /** The table: the registry's races, expectations and closers, and the vLLM-main verdict the last run computed. */
+    /**
+     * The table: the registry's races, expectations and closers, and the vLLM-main verdicts the last run computed (the
+     * default profile's, then each profile that differs).
+     */
     static String render(ResultsReadme results) {
         StringBuilder md = new StringBuilder(BEGIN).append('\n');
         md.append("| race | component | upstream | vLLM main | reported | fixed | results |\n|---|---|---|---|---|---|---|\n");
         for (Race race : Race.values()) {
             String fixes = race.closedBy().stream().map(Enum::name).sorted().collect(Collectors.joining(", "));
-            String main = results.mainCell(race);
             md.append("| `").append(race.name()).append("` | ").append(race.component().packageName()).append(" | ")
-                    .append(race.upstream()).append(" | ").append(main.contains(":") ? main.substring(0, main.indexOf(':')) : main)
+                    .append(race.upstream()).append(" | ").append(results.compactMainCell(race))
                     .append(" | ").append(race.expected(Variant.REPORTED).label()).append(" | ")
                     .append(Expectation.CLEAN.label()).append(fixes.isEmpty() ? " (upstream as is)" : " (" + fixes + ")").append(" | ")
                     .append("[row](results/README.md#").append(ResultsReadme.anchor(race)).append(")");

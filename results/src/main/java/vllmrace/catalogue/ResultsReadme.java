@@ -5,6 +5,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import vllmrace.model.deploy.Profile;
+import vllmrace.model.fix.Fix;
 import vllmrace.races.Expectation;
 import vllmrace.races.FixMatrix;
 import vllmrace.races.Race;
@@ -42,14 +44,22 @@ final class ResultsReadme {
         md.append("Three fix sets per race: **reported** (every fix but the race's closers), **fixed** (every fix, ")
                 .append("proposals included) and **vLLM main** (only the fixes vLLM has merged: does main still have the race?). ")
                 .append("**every interleaving** is the step enumerator: every merge of the two actors' steps, run and judged. ")
-                .append("The vLLM-main cell is computed by the enumerator and by Lincheck in the run, never typed.\n\n");
-        md.append("| race | component | upstream | vLLM main | every interleaving: reported / fixed | Lincheck reported | Lincheck fixed | JCStress reported | JCStress fixed | trace | replay |\n");
-        md.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
+                .append("The vLLM-main cells are computed by the enumerator and by Lincheck in the run, never typed, once per ")
+                .append("deployment profile (vLLM main's merged fixes under one configuration; see Deployment profiles below).\n\n");
+        md.append("| race | component | upstream |");
+        for (Profile profile : Profile.values()) {
+            md.append(' ').append(profile.label()).append(" |");
+        }
+        md.append(" every interleaving: reported / fixed | Lincheck reported | Lincheck fixed | JCStress reported | JCStress fixed | trace | replay |\n");
+        md.append("|---|---|---|").append("---|".repeat(Profile.values().length)).append("---|---|---|---|---|---|---|\n");
         for (Race race : Race.values()) {
             md.append("| <a id=\"").append(anchor(race)).append("\"></a>`").append(race.name()).append("` | ")
                     .append(race.component().packageName()).append(" | ")
-                    .append(race.upstream()).append(" | ")
-                    .append(mainCell(race)).append(" | ")
+                    .append(race.upstream()).append(" | ");
+            for (Profile profile : Profile.values()) {
+                md.append(mainCell(race, profile)).append(" | ");
+            }
+            md
                     .append(cell(race, "every interleaving", Variant.REPORTED)).append(" / ")
                     .append(cell(race, "every interleaving", Variant.FIXED)).append(" | ")
                     .append(cell(race, "Lincheck", Variant.REPORTED)).append(" | ")
@@ -76,6 +86,7 @@ final class ResultsReadme {
                 }
             }
         }
+        profiles(md);
         md.append("\n## Linearizability checks\n\n");
         md.append("A component's public operations against a plain sequential specification, invariants validated ")
                 .append("(`@Validate`) where the component has them; the races' own shapes, plus random scenarios for the ")
@@ -120,15 +131,66 @@ final class ResultsReadme {
         }
     }
 
+    /** Each profile: its configuration switches with their upstream evidence, and the fixes every profile has merged. */
+    private static void profiles(StringBuilder md) {
+        md.append("\n## Deployment profiles\n\n");
+        md.append("A profile is what a deployment of vLLM main runs: the fixes vLLM has merged, under one configuration. A ")
+                .append("configuration switch is not a fix: it changes no upstream code, it picks a code path a merged fix may ")
+                .append("not reach (named below). `./catalogue --hunt --profile ID` hunts on one.\n\n");
+        md.append("| profile | id | deployment | configuration switches |\n|---|---|---|---|\n");
+        for (Profile profile : Profile.values()) {
+            String switches = profile.configuration().asSet().stream()
+                    .map(c -> "`" + c.setting() + "`: " + c.evidence() + "; takes away " + c.takesAway().name() + " ("
+                            + c.takesAway().upstream() + "); " + c.provenance())
+                    .collect(java.util.stream.Collectors.joining("<br>"));
+            md.append("| ").append(profile.label()).append(" | `").append(profile.id()).append("` | ").append(profile.deployment())
+                    .append(" | ").append(switches.isEmpty() ? "none (upstream defaults)" : switches).append(" |\n");
+        }
+        md.append("\nMerged fixes (every profile): ");
+        md.append(java.util.Arrays.stream(Fix.values()).filter(f -> f.provenance().merged())
+                .map(f -> "`" + f.name() + "` (" + f.upstream() + ")").collect(java.util.stream.Collectors.joining(", ")));
+        md.append(". Proposals, never on main: ");
+        md.append(java.util.Arrays.stream(Fix.values()).filter(f -> !f.provenance().merged())
+                .map(f -> "`" + f.name() + "` (" + f.provenance().kind().label() + ")").collect(java.util.stream.Collectors.joining(", ")));
+        md.append(".\n");
+    }
+
     /** The HTML anchor of a race's row. */
     static String anchor(Race race) {
         return race.name().toLowerCase();
     }
 
-    /** The vLLM-main verdict: the enumerator's and Lincheck's, one label when they agree. */
+    /** The vLLM-main verdict on the default profile ({@link #mainCell(Race, Profile)}). */
     String mainCell(Race race) {
-        List<String> enumerated = verdicts.get(race.name(), "every interleaving", Variant.UPSTREAM_MAIN.label());
-        List<String> lincheck = verdicts.get(race.name(), "Lincheck", Variant.UPSTREAM_MAIN.label());
+        return mainCell(race, Profile.MAIN);
+    }
+
+    /**
+     * One cell for every profile: the main profile's label, then each other profile whose computed label differs, as
+     * {@code closed (by #27987) · racy with ids not randomized}.
+     */
+    String compactMainCell(Race race) {
+        String main = label(mainCell(race));
+        StringBuilder cell = new StringBuilder(main);
+        for (Profile profile : Profile.values()) {
+            String other = label(mainCell(race, profile));
+            if (profile != Profile.MAIN && !other.equals(main)) {
+                String plain = other.replace("**", "");
+                cell.append(" · ").append(plain).append(" with ").append(profile.label().replaceFirst("^vLLM main(, | \\+ )", ""));
+            }
+        }
+        return cell.toString();
+    }
+
+    /** A main cell's label, without its figures. */
+    private static String label(String mainCell) {
+        return mainCell.contains(":") ? mainCell.substring(0, mainCell.indexOf(':')) : mainCell;
+    }
+
+    /** The verdict on one deployment profile of vLLM main: the enumerator's and Lincheck's, one label when they agree. */
+    String mainCell(Race race, Profile profile) {
+        List<String> enumerated = verdicts.get(race.name(), "every interleaving", profile.label());
+        List<String> lincheck = verdicts.get(race.name(), "Lincheck", profile.label());
         if (enumerated == null || lincheck == null) {
             return "not run";
         }

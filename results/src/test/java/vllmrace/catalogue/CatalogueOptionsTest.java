@@ -107,4 +107,27 @@ class CatalogueOptionsTest {
         assertTrue(refused("--hunt", "--list").contains("cannot be combined"));
         assertEquals("--fixes needs a value (./catalogue --help)", refused("--hunt", "--fixes"));
     }
+
+    @Test
+    void aProfileSelectsTheHuntsDeploymentAndTheListsColumn() throws Exception {
+        HuntArgs h = CatalogueOptions.parse("--hunt", "--profile", "main-ids-not-randomized").hunt();
+        assertEquals("main-ids-not-randomized", h.fixesName());
+        assertEquals(vllmrace.model.fix.FixSet.upstreamMain(), h.fixes());
+        assertEquals(vllmrace.model.deploy.Profile.MAIN_IDS_NOT_RANDOMIZED.configuration(), h.configuration());
+        assertEquals("--profile main-ids-not-randomized", h.option());
+        assertEquals(vllmrace.model.deploy.Configuration.DEFAULT, CatalogueOptions.parse("--hunt", "--fixes", "none").hunt().configuration());
+        assertEquals("--profile main", CatalogueOptions.parse("--hunt").hunt().option(), "the default hunt is the main profile");
+        assertEquals(vllmrace.model.deploy.Profile.MAIN_OOT_LMCACHE, CatalogueOptions.parse("--list", "--profile", "main-oot-lmcache").profile());
+    }
+
+    @Test
+    void aBadProfileIsOneLineNamingTheKnownProfiles() {
+        assertEquals("--profile: no profile 'mian'; known profiles: main, main-ids-not-randomized, main-oot-lmcache",
+                refused("--hunt", "--profile", "mian"));
+        assertEquals("--profile: no profile 'x'; known profiles: main, main-ids-not-randomized, main-oot-lmcache",
+                refused("--list", "--profile", "x"));
+        assertTrue(refused("--profile", "main").startsWith("--profile belongs to --hunt and --list"));
+        assertTrue(refused("--hunt", "--profile", "main", "--fixes", "none").startsWith("--profile and --fixes: give one"));
+        assertEquals("--profile needs a value (./catalogue --help)", refused("--hunt", "--profile"));
+    }
 }
