@@ -17,22 +17,25 @@ public enum ConfigSwitch {
      */
     REQUEST_ID_RANDOMIZATION_DISABLED(
             "VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1",
-            "#34415 (merged) added the variable; advised for P/D connectors that match requests across instances by id; "
-                    + "#45688 (open) would make it the P/D default",
-            "vllm/v1/engine/input_processor.py InputProcessor.assign_request_id: if envs.VLLM_DISABLE_REQUEST_ID_RANDOMIZATION: "
-                    + "(warning) request.request_id = request.external_req_id; else the random suffix of #27987",
+            "#34415 (merged, 'temporary, off by default') added it for the P/D connectors that match requests across "
+                    + "instances by id (P2P NCCL, MoRIIO, Mooncake); #45688 (open) would set it for detected P/D deployments",
+            "vllm/v1/engine/input_processor.py@009daaee InputProcessor.assign_request_id: if "
+                    + "envs.VLLM_DISABLE_REQUEST_ID_RANDOMIZATION: (warning) else: request.request_id = "
+                    + "f\"{request.external_req_id}-{random_uuid():.8}\"",
             Fix.UNIQUE_INTERNAL_IDS),
     /**
      * The MultiConnector's LMCache child is LMCache's own MP connector (out of tree, from the LMCache package), which
      * starts a retrieve whenever it has a hit, whatever {@code num_external_tokens} its {@code update_state_after_alloc}
-     * is given: the contract #46865 relies on ("0 external tokens: do not load") is broken. LMCache #4028 (open) and #4355
-     * (closed, not merged) would honour it; vllm-ascend's MultiConnector has the same hazard until its #13668 (open).
+     * is given: the contract #46865 relies on ("0 external tokens: do not load") is broken. LMCache's versions without
+     * the guard (LMCache@5edba3af) do this; #4028 (open) adds it to the older variants. vllm-ascend's MultiConnector has the
+     * same hazard once it ports #46865 (its #13668, open).
      */
     OUT_OF_TREE_LMCACHE_MP(
             "LMCache's own MP connector as the LMCache child",
-            "LMCache #4028 (open) / #4355 (closed, not merged) would skip the retrieve for 0 external tokens",
-            "LMCache's MP connector update_state_after_alloc: retrieves on tracker.needs_retrieve() alone (the condition "
-                    + "#47505 gave the in-tree copy adds 'and num_external_tokens > 0')",
+            "LMCache's own lmcache/integration/vllm/lmcache_mp_connector.py: without the guard at LMCache@5edba3af, with it "
+                    + "at LMCache@0039822b; #4028 (open) adds it to the older variants, #4355 closed",
+            "LMCache@5edba3af lmcache_mp_connector.py update_state_after_alloc: condition = tracker.needs_retrieve() (the "
+                    + "in-tree copy after #47505: condition = tracker.needs_retrieve() and num_external_tokens > 0)",
             Fix.LMCACHE_MP_LOAD_ONLY_WHEN_CHOSEN);
 
     private final String setting;

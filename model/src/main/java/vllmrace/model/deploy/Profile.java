@@ -15,12 +15,13 @@ public enum Profile {
     MAIN("main", "vLLM main", "upstream defaults: request-id randomization on, in-tree connectors", Configuration.DEFAULT),
     /** {@code VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1}, as advised for some P/D set-ups. */
     MAIN_IDS_NOT_RANDOMIZED("main-ids-not-randomized", "vLLM main, ids not randomized",
-            "VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1 (#34415, merged; advised for P/D connectors, #45688 open would make it "
-                    + "the P/D default)",
+            "VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1 (#34415, merged; for P2P NCCL, MoRIIO and Mooncake P/D set-ups; #45688, "
+                    + "open, would make it the P/D default)",
             Configuration.of(ConfigSwitch.REQUEST_ID_RANDOMIZATION_DISABLED)),
     /** The MultiConnector's LMCache child is LMCache's own MP connector, which ignores {@code num_external_tokens}. */
     MAIN_OOT_LMCACHE("main-oot-lmcache", "vLLM main + out-of-tree LMCache MP",
-            "the LMCache child is LMCache's own MP connector (out of tree; LMCache #4028 open), which loads without being chosen",
+            "the LMCache child is LMCache's own MP connector in a version without the num_external_tokens guard "
+                    + "(LMCache@5edba3af), which loads without being chosen",
             Configuration.of(ConfigSwitch.OUT_OF_TREE_LMCACHE_MP));
 
     private final String id;
