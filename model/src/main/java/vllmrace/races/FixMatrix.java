@@ -62,12 +62,7 @@ public final class FixMatrix {
 
     /** The profile a column names, or null. */
     static Profile profile(String column) {
-        for (Profile profile : Profile.values()) {
-            if (profile.id().equals(column)) {
-                return profile;
-            }
-        }
-        return null;
+        return Profile.find(column);
     }
 
     public static FixSet fixes(Race race, String column) {

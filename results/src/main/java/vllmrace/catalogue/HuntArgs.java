@@ -34,11 +34,7 @@ record HuntArgs(long seed, String fixesName, int scenarios, int seconds, int sce
 
     /** The profile the name is, or null. */
     Profile profile() {
-        try {
-            return Profile.byId(fixesName);
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
+        return Profile.find(fixesName);
     }
 
     /** The deployment's configuration: the profile's, or upstream's defaults for a fix set. */
@@ -58,10 +54,8 @@ record HuntArgs(long seed, String fixesName, int scenarios, int seconds, int sce
     }
 
     static FixSet fixes(String name) {
-        for (Profile profile : Profile.values()) {
-            if (profile.id().equals(name)) {
-                return profile.fixes();
-            }
+        if (Profile.find(name) != null) {
+            return Profile.find(name).fixes();
         }
         return switch (name) {
             case "all" -> FixSet.all();

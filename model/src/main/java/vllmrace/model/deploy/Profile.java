@@ -60,15 +60,19 @@ public enum Profile {
         return configuration;
     }
 
+    /** The profile a command-line name names, or null. */
+    public static Profile find(String id) {
+        Objects.requireNonNull(id, "id");
+        return Arrays.stream(values()).filter(p -> p.id.equals(id)).findFirst().orElse(null);
+    }
+
     /** The profile a command-line name names. */
     public static Profile byId(String id) {
-        Objects.requireNonNull(id, "id");
-        for (Profile p : values()) {
-            if (p.id.equals(id)) {
-                return p;
-            }
+        Profile profile = find(id);
+        if (profile == null) {
+            throw new IllegalArgumentException("no profile '" + id + "'; known profiles: " + ids());
         }
-        throw new IllegalArgumentException("no profile '" + id + "'; known profiles: " + ids());
+        return profile;
     }
 
     /** The known profile names, comma-separated. */
