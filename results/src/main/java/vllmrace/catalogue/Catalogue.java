@@ -71,7 +71,7 @@ public final class Catalogue {
                 case RENDER -> catalogue.render();
                 case HIT_RATES -> new HitRates(catalogue.results, options.races(), options.runs()).run();
                 case MUTATION -> new MutationReport(catalogue.results).run();
-                case DRIFT -> drift(options.driftPath());
+                case DRIFT -> drift(options.driftPath(), options.pinnedPath());
                 case HUNT -> new HuntCommand(options.hunt(), catalogue.results).run();
                 case RUN -> catalogue.run();
             };
@@ -83,9 +83,9 @@ public final class Catalogue {
         }
     }
 
-    private static int drift(String path) {
+    private static int drift(String path, String pinned) {
         try {
-            return new DriftCommand(java.nio.file.Path.of(path)).run();
+            return new DriftCommand(java.nio.file.Path.of(path), pinned == null ? null : java.nio.file.Path.of(pinned)).run();
         } catch (vllmrace.catalogue.drift.DriftException | java.nio.file.InvalidPathException e) {
             System.err.println("catalogue: --drift: " + e.getMessage());
             return 2;
@@ -108,7 +108,7 @@ public final class Catalogue {
             for (Profile profile : profiles) {
                 List<String> last = tables.verdicts().get(race.name(), Engine.ENUMERATOR.label(), profile.label());
                 String expected = race.expectedLabel(profile);
-                row.add(last == null ? expected + " (not run)" : last.get(4).equals(expected) ? expected
+                row.add(race.expected(profile) == Expectation.NOT_APPLICABLE ? expected : last == null ? expected + " (not run)" : last.get(4).equals(expected) ? expected
                         : expected + " (last run: " + last.get(4) + ")");
             }
             rows.add(row);

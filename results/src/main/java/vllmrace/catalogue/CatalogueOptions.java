@@ -19,11 +19,12 @@ import vllmrace.races.Shard;
  * @param deep     {@code --deep}: JCStress's full JVM-mode matrix, 10x the Lincheck budgets
  * @param runs     {@code --hit-rates --runs N}: back-to-back JCStress runs
  * @param driftPath {@code --drift PATH}, or null
+ * @param pinnedPath {@code --drift PATH --pinned DIR}: the pinned upstream texts as {@code <commit>/<file>}, or null
  * @param hunt     {@code --hunt}'s settings (defaults unless it was asked for)
  * @param profile  {@code --profile ID} with {@code --list}: the one deployment profile to show, else null
  */
 record CatalogueOptions(Command command, List<Race> races, List<String> notes, Shard shard, boolean deep, int runs, String driftPath,
-                        HuntArgs hunt, Profile profile) {
+                        String pinnedPath, HuntArgs hunt, Profile profile) {
 
     enum Command { RUN, LIST, RENDER, HIT_RATES, MUTATION, DRIFT, HUNT, HELP }
 
@@ -44,6 +45,7 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
         boolean deep = false;
         int runs = DEFAULT_RUNS;
         String drift = null;
+        String pinned = null;
         HuntArgs hunt = HuntArgs.defaults();
         boolean huntOption = false;
         Profile profile = null;
@@ -60,6 +62,7 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
                     command = only(command, Command.DRIFT, arg);
                     drift = value(args, ++i, arg);
                 }
+                case "--pinned" -> pinned = value(args, ++i, arg);
                 case "--hunt" -> command = only(command, Command.HUNT, arg);
                 case "--seed" -> {
                     huntOption = true;
@@ -103,7 +106,7 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
             }
         }
         if (command == Command.HELP) {
-            return new CatalogueOptions(Command.HELP, List.of(), List.of(), shard, deep, runs, null, hunt, null);
+            return new CatalogueOptions(Command.HELP, List.of(), List.of(), shard, deep, runs, null, null, hunt, null);
         }
         if (profile != null && command != Command.HUNT && command != Command.LIST) {
             throw new UsageException("--profile belongs to --hunt and --list (a catalogue run computes every profile)");
@@ -123,6 +126,9 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
         if (command == Command.MUTATION && (!named.isEmpty() || deep || !shard.equals(Shard.ALL))) {
             throw new UsageException("--mutation runs over the whole model: it takes no race, --shard or --deep");
         }
+        if (pinned != null && command != Command.DRIFT) {
+            throw new UsageException("--pinned belongs to --drift (a directory of pinned upstream texts, <commit>/<file>)");
+        }
         if (command == Command.DRIFT && (!named.isEmpty() || deep || !shard.equals(Shard.ALL))) {
             throw new UsageException("--drift takes one path, a vLLM checkout, and no race, --shard or --deep");
         }
@@ -135,7 +141,7 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
         if (!named.isEmpty() && races.isEmpty()) {
             throw new UsageException("no race named here is in shard " + shard);
         }
-        return new CatalogueOptions(command, List.copyOf(races), List.copyOf(notes), shard, deep, runs, drift, hunt,
+        return new CatalogueOptions(command, List.copyOf(races), List.copyOf(notes), shard, deep, runs, drift, pinned, hunt,
                 command == Command.LIST ? profile : null);
     }
 
@@ -204,7 +210,7 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
 
     static final String HELP = """
             Usage: ./catalogue [RACE | #PR | 'seed 003' ...] [--shard I/N] [--deep]
-                   ./catalogue --list [--profile ID] | --render | --hit-rates [--runs N] [RACE ...] | --mutation | --drift PATH | --help
+                   ./catalogue --list [--profile ID] | --render | --hit-rates [--runs N] [RACE ...] | --mutation | --drift PATH [--pinned DIR] | --help
                    ./catalogue --hunt [--profile ID | --fixes all|none|FIX,...] [--seed N] [--scenarios N] [--time SECONDS] [--scenario I]
 
             Reproduces each race of the registry under every engine (every step interleaving, Lincheck, JCStress) and
@@ -212,7 +218,8 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
             counterexample's model steps, and merges the evidence into results/ (rows, traces, replays and JCStress
             pages of other races are kept). Profiles (vLLM main's merged fixes under one configuration):
             main (upstream defaults), main-ids-not-randomized (VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1),
-            main-oot-lmcache (LMCache's own MP connector as the LMCache child).
+            main-oot-lmcache (LMCache's own MP connector as the LMCache child), main-sync-scheduling
+            (async_scheduling=False: the sync Scheduler, one batch in flight).
 
               RACE, #PR, 'seed 003'  only these races (an upstream reference may name several: all are run)
               --shard I/N            one of N disjoint shards of the races and their cells (for a CI matrix)
@@ -225,7 +232,10 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
               --mutation             PIT over the model's fix sites and detectors (about 4 minutes): the score and
                                      each surviving mutant with its reason -> results/mutation.md (exit 1 under 90 %)
               --drift PATH           each pinned upstream function looked up in the vLLM checkout at PATH: unchanged,
-                                     changed (with a diff) or gone, and the races to re-check (exit 1 if any moved)
+                                     changed (with a diff) or gone, and the races to re-check (exit 1 if any moved);
+                                     a pinned file not in PATH is reported missing. Each pin is a file version plus
+                                     the merged PRs the model mirrors from their diffs; both are printed. --pinned DIR:
+                                     the pinned texts for the diffs, as DIR/<commit>/<file> (a checkout without git)
               --hunt                 generate scenarios over the model (two actors, up to three requests), explore
                                      every step interleaving, shrink each violation and classify it against the
                                      catalogue -> results/hunt/<profile or fixes>/ (exit 1 when something outside the

@@ -17,28 +17,44 @@ import vllmrace.races.UpstreamPinUse;
 /**
  * {@code ./catalogue --drift PATH}: each pinned upstream function looked up in the vLLM checkout at PATH (by parsing, not
  * by line numbers), reported unchanged, changed (with a short diff against the pinned version when the checkout has the
- * pin's commit) or gone, with the races to re-check for each one that moved. Exit 0 all unchanged, 1 something changed or
- * is gone, 2 bad input (one line).
+ * pin's commit, from its git history or from {@code --pinned DIR}) or gone, with the races to re-check for each one that
+ * moved; a pinned file the checkout does not hold is reported missing, with no race list. Exit 0 nothing moved, 1
+ * something changed or is gone, 2 bad input (one line).
  */
 final class DriftCommand {
     private final Path checkout;
+    private final Path pinnedDir;
     private final Terminal out = new Terminal();
 
     DriftCommand(Path checkout) {
-        this.checkout = checkout;
+        this(checkout, null);
     }
 
-    /** @throws DriftException for a path that does not exist or is not a vLLM checkout (the caller exits 2) */
+    /** @param pinnedDir the pinned texts as {@code <commit>/<file>}, or null to read them from the checkout's git history */
+    DriftCommand(Path checkout, Path pinnedDir) {
+        this.checkout = checkout;
+        this.pinnedDir = pinnedDir;
+    }
+
+    /**
+     * @throws DriftException for a path that does not exist or is not a vLLM checkout, a pinned-text directory that does
+     *     not exist, or a checkout holding none of the pinned files (the caller exits 2)
+     */
     int run() throws DriftException {
-        DriftCheck check = DriftCheck.forCheckout(checkout);
+        DriftCheck check = pinnedDir == null ? DriftCheck.forCheckout(checkout) : DriftCheck.withPinnedDirectory(checkout, pinnedDir);
         List<Pin> pins = new ArrayList<>();
         for (UpstreamPin pin : UpstreamPin.values()) {
-            pins.add(new Pin(pin.file(), pin.qualname(), pin.commit(), pin.fingerprint()));
+            pins.add(new Pin(pin.file(), pin.qualname(), pin.commit(), pin.fingerprint(), pin.plusPrs()));
         }
         List<Result> results = check.check(pins);
-        out.line("Drift of " + pins.size() + " pinned upstream functions against " + checkout.toAbsolutePath().normalize());
+        if (results.stream().allMatch(r -> r.status() == Result.Status.MISSING)) {
+            throw new DriftException(checkout + " holds none of the " + pins.stream().map(Pin::file).distinct().count()
+                    + " pinned files (e.g. " + pins.get(0).file() + "): nothing to check");
+        }
+        out.line("Drift of " + pins.size() + " pinned upstream functions against " + checkout.toAbsolutePath().normalize()
+                + (pinnedDir == null ? "" : " (pinned texts from " + pinnedDir.toAbsolutePath().normalize() + ")"));
         System.out.println(DriftReport.render(results));
-        List<Result> moved = results.stream().filter(r -> r.status() != Result.Status.UNCHANGED).toList();
+        List<Result> moved = results.stream().filter(r -> r.status().moved()).toList();
         if (!moved.isEmpty()) {
             Map<String, UpstreamPinUse.Use> uses = UpstreamPinUse.compute(List.of(Race.values())).stream()
                     .collect(Collectors.toMap(u -> u.pin().file() + ":" + u.pin().qualname(), u -> u, (a, b) -> a));

@@ -20,14 +20,16 @@ final class UpstreamPinsPage {
 
     static String render(List<UpstreamPinUse.Use> uses) {
         StringBuilder md = new StringBuilder("# Upstream pins\n\n")
-                .append("Written by `./catalogue`. Each upstream function the model mirrors, at the commit it was modelled on, the\n")
+                .append("Written by `./catalogue`. Each upstream function the model mirrors, at the commit it was modelled on plus the\n")
+                .append("merged PRs the model adds on top of that version from their diffs (\"+ #N\"), the\n")
                 .append("model method that mirrors it (the one that calls `UpstreamPins.enter` for it) and the races whose step\n")
                 .append("interleavings go through it (every schedule of the reported and fixed variants, every point of the family).\n")
                 .append("`./catalogue --drift PATH` compares each function with a local vLLM checkout.\n\n")
                 .append("| upstream function | file @ commit | model method | races |\n|---|---|---|---|\n");
         for (UpstreamPinUse.Use use : uses) {
             md.append("| `").append(use.pin().qualname()).append("` | `").append(use.pin().file()).append("` @ `")
-                    .append(use.pin().commit(), 0, 8).append("` | `").append(use.modelMethod().isEmpty() ? "(unit paths only)" : use.modelMethod())
+                    .append(use.pin().commit(), 0, 8).append("`")
+                    .append(use.pin().plusPrs().isEmpty() ? "" : " + " + String.join(", ", use.pin().plusPrs())).append(" | `").append(use.modelMethod().isEmpty() ? "(unit paths only)" : use.modelMethod())
                     .append("` | ").append(use.races().isEmpty() ? "none (reached by unit tests only)"
                             : use.races().stream().map(Race::name).collect(Collectors.joining(", "))).append(" |\n");
         }

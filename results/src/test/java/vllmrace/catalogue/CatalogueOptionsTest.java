@@ -67,6 +67,10 @@ class CatalogueOptionsTest {
         CatalogueOptions o = CatalogueOptions.parse("--drift", "/src/vllm");
         assertEquals(CatalogueOptions.Command.DRIFT, o.command());
         assertEquals("/src/vllm", o.driftPath());
+        assertEquals(null, o.pinnedPath());
+        assertEquals("/pins", CatalogueOptions.parse("--drift", "/src/vllm", "--pinned", "/pins").pinnedPath());
+        assertEquals("--pinned belongs to --drift (a directory of pinned upstream texts, <commit>/<file>)", refused("--pinned", "/pins"));
+        assertEquals("--pinned needs a value (./catalogue --help)", refused("--drift", "/src/vllm", "--pinned"));
         assertEquals("--drift needs a value (./catalogue --help)", refused("--drift"));
         assertEquals("--drift takes one path, a vLLM checkout, and no race, --shard or --deep", refused("--drift", "/src/vllm", "AbortedLoadLeak"));
     }
@@ -122,9 +126,9 @@ class CatalogueOptionsTest {
 
     @Test
     void aBadProfileIsOneLineNamingTheKnownProfiles() {
-        assertEquals("--profile: no profile 'mian'; known profiles: main, main-ids-not-randomized, main-oot-lmcache",
+        assertEquals("--profile: no profile 'mian'; known profiles: main, main-ids-not-randomized, main-oot-lmcache, main-sync-scheduling",
                 refused("--hunt", "--profile", "mian"));
-        assertEquals("--profile: no profile 'x'; known profiles: main, main-ids-not-randomized, main-oot-lmcache",
+        assertEquals("--profile: no profile 'x'; known profiles: main, main-ids-not-randomized, main-oot-lmcache, main-sync-scheduling",
                 refused("--list", "--profile", "x"));
         assertTrue(refused("--profile", "main").startsWith("--profile belongs to --hunt and --list"));
         assertTrue(refused("--hunt", "--profile", "main", "--fixes", "none").startsWith("--profile and --fixes: give one"));

@@ -2,31 +2,32 @@ package vllmrace.model.upstream;
 
 /**
  * The upstream functions the model mirrors, one constant each: repository-relative file, qualified name
- * ({@code Class.def}, or a module-level {@code def}), the commit of the file version the model was written from, and the
- * fingerprint of that function's text there (SHA-256 of its lines without blank and comment-only lines, first 16 hex
+ * ({@code Class.def}, or a module-level {@code def}), the commit of the file version the model was written from, the
+ * fingerprint of that function's text there, and the merged PRs the model adds on top of that version, read from their
+ * diffs ({@link #plusPrs}: "this file version, plus these PRs") (SHA-256 of its lines without blank and comment-only lines, first 16 hex
  * digits; {@code vllmrace.catalogue.drift.Fingerprint}). The model method that mirrors one begins with
  * {@code UpstreamPins.enter(UpstreamPin.X)}; {@code ./catalogue --drift PATH} finds each function in a vLLM checkout and
  * says whether it changed since its pin, and results/upstream-pins.md says which races go through it.
  *
- * <p>Files read at these commits: reference/vllm-request-lifecycle.md's list. {@code ParentRequest.get_outputs} is pinned
- * at 491d9235, the one version stored; the model follows PR #28591, which changed it after that commit (see
- * {@code ParentRequest}), so the drift check reports it changed against any checkout with #28591.
+ * <p>{@code ParentRequest.get_outputs} is pinned at 491d9235, the one version stored; the model follows PR #28591, which
+ * changed it after that commit (see {@code ParentRequest}). The scheduler's functions are pinned at 00024d31, before
+ * #45357, #48245 and #50297, which the model mirrors from their diffs.
  */
 public enum UpstreamPin {
     SCHEDULER_ADD_REQUEST("vllm/v1/core/sched/scheduler.py", "Scheduler.add_request", "00024d314514900f361ad072af6931e403b7f589", "a6ca057c1cd98b8f"),
-    SCHEDULER_FINISH_REQUESTS("vllm/v1/core/sched/scheduler.py", "Scheduler.finish_requests", "00024d314514900f361ad072af6931e403b7f589", "bbcf568c1d8f0d3f"),
-    SCHEDULER_SCHEDULE("vllm/v1/core/sched/scheduler.py", "Scheduler.schedule", "00024d314514900f361ad072af6931e403b7f589", "b29963c32b6c668f"),
-    SCHEDULER_UPDATE_AFTER_SCHEDULE("vllm/v1/core/sched/scheduler.py", "Scheduler._update_after_schedule", "00024d314514900f361ad072af6931e403b7f589", "35a3f86781f0b0e7"),
+    SCHEDULER_FINISH_REQUESTS("vllm/v1/core/sched/scheduler.py", "Scheduler.finish_requests", "00024d314514900f361ad072af6931e403b7f589", "bbcf568c1d8f0d3f", "#35781"),
+    SCHEDULER_SCHEDULE("vllm/v1/core/sched/scheduler.py", "Scheduler.schedule", "00024d314514900f361ad072af6931e403b7f589", "b29963c32b6c668f", "#35781", "#45357", "#48245", "#50297"),
+    SCHEDULER_UPDATE_AFTER_SCHEDULE("vllm/v1/core/sched/scheduler.py", "Scheduler._update_after_schedule", "00024d314514900f361ad072af6931e403b7f589", "35a3f86781f0b0e7", "#45357"),
     SCHEDULER_UPDATE_WAITING_FOR_REMOTE_KV("vllm/v1/core/sched/scheduler.py", "Scheduler._update_waiting_for_remote_kv", "00024d314514900f361ad072af6931e403b7f589", "eae3623c5531bf2b"),
-    SCHEDULER_UPDATE_FROM_OUTPUT("vllm/v1/core/sched/scheduler.py", "Scheduler.update_from_output", "00024d314514900f361ad072af6931e403b7f589", "fb7622e8148e9cfc"),
+    SCHEDULER_UPDATE_FROM_OUTPUT("vllm/v1/core/sched/scheduler.py", "Scheduler.update_from_output", "00024d314514900f361ad072af6931e403b7f589", "fb7622e8148e9cfc", "#45357", "#48245", "#50297"),
     SCHEDULER_UPDATE_FROM_KV_XFER_FINISHED("vllm/v1/core/sched/scheduler.py", "Scheduler._update_from_kv_xfer_finished", "00024d314514900f361ad072af6931e403b7f589", "b3330884f6149388"),
     SCHEDULER_HANDLE_INVALID_BLOCKS("vllm/v1/core/sched/scheduler.py", "Scheduler._handle_invalid_blocks", "00024d314514900f361ad072af6931e403b7f589", "79dd75d60d35026f"),
     SCHEDULER_UPDATE_REQUESTS_WITH_INVALID_BLOCKS("vllm/v1/core/sched/scheduler.py", "Scheduler._update_requests_with_invalid_blocks", "00024d314514900f361ad072af6931e403b7f589", "69e7f5961432d7ea"),
     SCHEDULER_FREE_REQUEST("vllm/v1/core/sched/scheduler.py", "Scheduler._free_request", "00024d314514900f361ad072af6931e403b7f589", "6037a9896a3fa294"),
     SCHEDULER_CONNECTOR_FINISHED("vllm/v1/core/sched/scheduler.py", "Scheduler._connector_finished", "00024d314514900f361ad072af6931e403b7f589", "85f051b40a37e389"),
-    SCHEDULER_FREE_BLOCKS("vllm/v1/core/sched/scheduler.py", "Scheduler._free_blocks", "00024d314514900f361ad072af6931e403b7f589", "256642c33682c7fb"),
-    SCHEDULER_PREEMPT_REQUEST("vllm/v1/core/sched/scheduler.py", "Scheduler._preempt_request", "00024d314514900f361ad072af6931e403b7f589", "df17c46c79d05677"),
-    SCHEDULER_HAS_FINISHED_REQUESTS("vllm/v1/core/sched/scheduler.py", "Scheduler.has_finished_requests", "00024d314514900f361ad072af6931e403b7f589", "6aac173710282a24"),
+    SCHEDULER_FREE_BLOCKS("vllm/v1/core/sched/scheduler.py", "Scheduler._free_blocks", "00024d314514900f361ad072af6931e403b7f589", "256642c33682c7fb", "#45357"),
+    SCHEDULER_PREEMPT_REQUEST("vllm/v1/core/sched/scheduler.py", "Scheduler._preempt_request", "00024d314514900f361ad072af6931e403b7f589", "df17c46c79d05677", "#45357", "#48245"),
+    SCHEDULER_HAS_FINISHED_REQUESTS("vllm/v1/core/sched/scheduler.py", "Scheduler.has_finished_requests", "00024d314514900f361ad072af6931e403b7f589", "6aac173710282a24", "#43433"),
     CHECK_STOP("vllm/v1/core/sched/utils.py", "check_stop", "6110ea2910f2b99edfec706a8f72ba827d9b7631", "28b282a40754c9db"),
     KV_CACHE_MANAGER_ALLOCATE_SLOTS("vllm/v1/core/kv_cache_manager.py", "KVCacheManager.allocate_slots", "ace980e6de0540f49b0c63248437a1a7807590c1", "2ac356de967dabe0"),
     KV_CACHE_MANAGER_FREE("vllm/v1/core/kv_cache_manager.py", "KVCacheManager.free", "ace980e6de0540f49b0c63248437a1a7807590c1", "7c0cac61cb77f409"),
@@ -54,16 +55,23 @@ public enum UpstreamPin {
     OUTPUT_PROCESSOR_FINISH_REQUEST("vllm/v1/engine/output_processor.py", "OutputProcessor._finish_request", "d07822605346f767b672503c9aae85aa23ef2d82", "3e50c7e956ae9492"),
     REQUEST_OUTPUT_COLLECTOR_PUT("vllm/v1/engine/output_processor.py", "RequestOutputCollector.put", "d07822605346f767b672503c9aae85aa23ef2d82", "e4ca325d114f8c25"),
     PARENT_REQUEST_GET_CHILD_INFO("vllm/v1/engine/parallel_sampling.py", "ParentRequest.get_child_info", "491d923514ad9c40e665dc8deae57dd377cb88b0", "e01511fc2ce025e1"),
-    PARENT_REQUEST_GET_OUTPUTS("vllm/v1/engine/parallel_sampling.py", "ParentRequest.get_outputs", "491d923514ad9c40e665dc8deae57dd377cb88b0", "54f6fd7c543db685"),
+    PARENT_REQUEST_GET_OUTPUTS("vllm/v1/engine/parallel_sampling.py", "ParentRequest.get_outputs", "491d923514ad9c40e665dc8deae57dd377cb88b0", "54f6fd7c543db685", "#28591"),
     MULTI_CONNECTOR_GET_NUM_NEW_MATCHED_TOKENS("vllm/distributed/kv_transfer/kv_connector/v1/multi_connector.py", "MultiConnector.get_num_new_matched_tokens", "00f4240ee6458263d76cf51ca7901ce1350bb4d1", "6a233d291e5288fb"),
     MULTI_CONNECTOR_UPDATE_STATE_AFTER_ALLOC("vllm/distributed/kv_transfer/kv_connector/v1/multi_connector.py", "MultiConnector.update_state_after_alloc", "00f4240ee6458263d76cf51ca7901ce1350bb4d1", "a38a0895fc98d288"),
     MULTI_CONNECTOR_AGGREGATE_REQUEST_FINISHED("vllm/distributed/kv_transfer/kv_connector/v1/multi_connector.py", "MultiConnector._aggregate_request_finished", "00f4240ee6458263d76cf51ca7901ce1350bb4d1", "32be6aa721ca354c"),
     MULTI_CONNECTOR_GET_TRANSFER_RESULTS("vllm/distributed/kv_transfer/kv_connector/v1/multi_connector.py", "MultiConnector.get_transfer_results", "00f4240ee6458263d76cf51ca7901ce1350bb4d1", "72a3d5e438016c7f"),
     MULTI_CONNECTOR_BUILD_CONNECTOR_META("vllm/distributed/kv_transfer/kv_connector/v1/multi_connector.py", "MultiConnector.build_connector_meta", "00f4240ee6458263d76cf51ca7901ce1350bb4d1", "7a3cd214beb17363"),
     MULTI_CONNECTOR_UPDATE_CONNECTOR_OUTPUT("vllm/distributed/kv_transfer/kv_connector/v1/multi_connector.py", "MultiConnector.update_connector_output", "00f4240ee6458263d76cf51ca7901ce1350bb4d1", "e9027bc8c38053f1"),
+    MULTI_CONNECTOR_REQUIRES_KV_DELIVERY("vllm/distributed/kv_transfer/kv_connector/v1/multi_connector.py", "MultiConnector.requires_kv_delivery", "00f4240ee6458263d76cf51ca7901ce1350bb4d1", "53ef940098cfdd87"),
+    KV_CONNECTOR_BASE_REQUIRES_KV_DELIVERY("vllm/distributed/kv_transfer/kv_connector/v1/base.py", "KVConnectorBase_V1.requires_kv_delivery", "00f4240ee6458263d76cf51ca7901ce1350bb4d1", "b583c5eda20e836d"),
+    KV_TRANSFER_CONFIG_IS_KV_PRODUCER("vllm/config/kv_transfer.py", "KVTransferConfig.is_kv_producer", "9dc4946457fb6963f05e08b04382013a745cad8a", "8d83621e511dee47"),
+    KV_TRANSFER_CONFIG_IS_KV_CONSUMER("vllm/config/kv_transfer.py", "KVTransferConfig.is_kv_consumer", "9dc4946457fb6963f05e08b04382013a745cad8a", "180e6b25c81b784e"),
+    ASYNC_SCHEDULER_UPDATE_AFTER_SCHEDULE("vllm/v1/core/sched/async_scheduler.py", "AsyncScheduler._update_after_schedule", "014b23503270d029739d400ec4c14ba0714bdcd8", "34a3af9e87453383"),
+    /** The model reads #48245's {@code is_stale} (no stored async_scheduler.py has it) from the scheduler side of its diff. */
+    ASYNC_SCHEDULER_UPDATE_REQUEST_WITH_OUTPUT("vllm/v1/core/sched/async_scheduler.py", "AsyncScheduler._update_request_with_output", "014b23503270d029739d400ec4c14ba0714bdcd8", "07a224bbdd148023", "#48245"),
     KV_OUTPUT_AGGREGATOR_AGGREGATE("vllm/distributed/kv_transfer/kv_connector/utils.py", "KVOutputAggregator.aggregate", "00f4240ee6458263d76cf51ca7901ce1350bb4d1", "093ac89530331f43"),
     /** The in-tree LMCache MP connector before #47505 (the model adds its guard as {@code LMCACHE_MP_LOAD_ONLY_WHEN_CHOSEN}). */
-    LMCACHE_MP_UPDATE_STATE_AFTER_ALLOC("vllm/distributed/kv_transfer/kv_connector/v1/lmcache_mp_connector.py", "LMCacheMPConnector.update_state_after_alloc", "474b0b8c8b9676e34d101f4f1f8d94860a99fd7f", "6cdd94a78e832e9b"),
+    LMCACHE_MP_UPDATE_STATE_AFTER_ALLOC("vllm/distributed/kv_transfer/kv_connector/v1/lmcache_mp_connector.py", "LMCacheMPConnector.update_state_after_alloc", "474b0b8c8b9676e34d101f4f1f8d94860a99fd7f", "6cdd94a78e832e9b", "#47505"),
     NIXL_PULL_UPDATE_STATE_AFTER_ALLOC("vllm/distributed/kv_transfer/kv_connector/v1/nixl/pull_scheduler.py", "NixlPullConnectorScheduler.update_state_after_alloc", "b36ea89655c72f402aae2bcf08208c8841586a8e", "71ea360233c3c802"),
     NIXL_PULL_REQUEST_FINISHED("vllm/distributed/kv_transfer/kv_connector/v1/nixl/pull_scheduler.py", "NixlPullConnectorScheduler.request_finished", "b36ea89655c72f402aae2bcf08208c8841586a8e", "6e492a1518b2255b"),
     REQUEST_IS_FINISHED("vllm/v1/request.py", "Request.is_finished", "dba83d52c06471eabafba4310718ac7a100cbfa4", "7cbc23e4dbe51b6e");
@@ -72,12 +80,14 @@ public enum UpstreamPin {
     private final String qualname;
     private final String commit;
     private final String fingerprint;
+    private final java.util.List<String> plusPrs;
 
-    UpstreamPin(String file, String qualname, String commit, String fingerprint) {
+    UpstreamPin(String file, String qualname, String commit, String fingerprint, String... plusPrs) {
         this.file = file;
         this.qualname = qualname;
         this.commit = commit;
         this.fingerprint = fingerprint;
+        this.plusPrs = java.util.List.of(plusPrs);
     }
 
     /** Repository-relative path of the upstream file, e.g. {@code vllm/v1/core/sched/scheduler.py}. */
@@ -98,5 +108,14 @@ public enum UpstreamPin {
     /** The function's fingerprint at {@link #commit()}. */
     public String fingerprint() {
         return fingerprint;
+    }
+
+    /**
+     * The merged PRs the model mirrors on top of the file version at {@link #commit()}, read from their diffs (e.g.
+     * {@code #48245}), in PR order; empty when the model is that version as it stands. A checkout that has them differs
+     * from the pin for their reasons, which the drift report says.
+     */
+    public java.util.List<String> plusPrs() {
+        return plusPrs;
     }
 }

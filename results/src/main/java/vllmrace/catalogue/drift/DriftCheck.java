@@ -20,7 +20,9 @@ import vllmrace.catalogue.drift.Result.Status;
 /**
  * Checks pinned upstream functions against a local vLLM checkout: each pinned function is found by name in the
  * checkout's file and its {@link Fingerprint} compared with the pin's. The pinned version of the file (for the diff
- * of a changed function) comes from a provider, by default {@code git show <commit>:<file>} in the checkout.
+ * of a changed function) comes from a provider: {@code git show <commit>:<file>} in the checkout
+ * ({@link #forCheckout}), or a directory of pinned texts ({@link #withPinnedDirectory}). A pinned file the checkout does
+ * not hold is MISSING (a partial tree), not GONE.
  */
 public final class DriftCheck {
     private static final int DIFF_CONTEXT = 3;
@@ -62,15 +64,43 @@ public final class DriftCheck {
         return results;
     }
 
-    /** 1 when any pin changed or is gone (a CI step fails), else 0. */
+    /**
+     * A check whose pinned versions are files under {@code pinnedDir}, laid out {@code <commit>/<file>} with the full or
+     * the 8-digit commit (for a checkout without git history, e.g. a tarball or a sparse copy).
+     *
+     * @throws DriftException when {@code pinnedDir} is not a directory
+     */
+    public static DriftCheck withPinnedDirectory(Path checkout, Path pinnedDir) throws DriftException {
+        Objects.requireNonNull(pinnedDir, "pinnedDir");
+        if (!Files.isDirectory(pinnedDir)) {
+            throw new DriftException("no such directory for the pinned texts: " + pinnedDir);
+        }
+        return new DriftCheck(checkout, pin -> pinnedFile(pinnedDir, pin));
+    }
+
+    static Optional<String> pinnedFile(Path pinnedDir, Pin pin) {
+        for (String commit : List.of(pin.commit(), pin.shortCommit())) {
+            Path path = pinnedDir.resolve(commit).resolve(pin.file());
+            if (Files.isRegularFile(path)) {
+                try {
+                    return Optional.of(new String(Files.readAllBytes(path), StandardCharsets.UTF_8));
+                } catch (IOException e) {
+                    return Optional.empty();
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** 1 when any pin changed or is gone (a CI step fails), else 0; a file missing from the checkout is not a change. */
     public static int exitCode(List<Result> results) {
-        return results.stream().anyMatch(r -> r.status() != Status.UNCHANGED) ? 1 : 0;
+        return results.stream().anyMatch(r -> r.status().moved()) ? 1 : 0;
     }
 
     private Result check(Pin pin, Supplier<Optional<String>> pinnedText) throws DriftException {
         Path path = checkout.resolve(pin.file());
         if (!Files.isRegularFile(path)) {
-            return new Result(pin, Status.GONE, "file " + pin.file() + " is gone");
+            return new Result(pin, Status.MISSING, "not checked: " + pin.file() + " is not in this checkout");
         }
         String source = read(path, pin.file());
         Optional<PyFunction> current = PythonSource.find(source, pin.qualname());
@@ -83,11 +113,15 @@ public final class DriftCheck {
             boolean moved = pinned.isPresent()
                     && (pinned.get().startLine() != now.startLine() || pinned.get().endLine() != now.endLine());
             return new Result(pin, Status.UNCHANGED, "unchanged since " + pin.shortCommit()
-                    + (moved ? " (now at lines " + now.startLine() + "-" + now.endLine() + ")" : ""));
+                    + (moved ? " (now at lines " + now.startLine() + "-" + now.endLine() + ")" : "")
+                    + (pin.plusPrs().isEmpty() ? "" : "; the model adds " + String.join(", ", pin.plusPrs())
+                            + " from their diffs, which this function does not have here"));
         }
+        String plus = pin.plusPrs().isEmpty() ? "" : "; the model already mirrors " + String.join(", ", pin.plusPrs())
+                + " on top of it (from their diffs): a change of theirs is not drift";
         if (pinned.isEmpty()) {
             return new Result(pin, Status.CHANGED,
-                    "changed since " + pin.shortCommit() + " (no diff: that commit is not in this checkout)");
+                    "changed since " + pin.shortCommit() + " (no diff: that commit is not in this checkout)" + plus);
         }
         String pinnedPrint = Fingerprint.of(pinned.get().text());
         boolean wrongPin = !pinnedPrint.equals(pin.fingerprint());
@@ -99,7 +133,7 @@ public final class DriftCheck {
                     + pin.shortCommit() + " (" + pinnedPrint + ")";
             return new Result(pin, Status.CHANGED, diff.isEmpty() ? note : note + "\n" + diff);
         }
-        return new Result(pin, Status.CHANGED, diff);
+        return new Result(pin, Status.CHANGED, plus.isEmpty() ? diff : "changed since " + pin.shortCommit() + plus + "\n" + diff);
     }
 
     /** "X.f not found in file", naming where else a def f lives (a renamed class, a function moved out of one). */

@@ -39,7 +39,8 @@ public final class DriftReport {
         out.add(results.size() + (results.size() == 1 ? " pin: " : " pins: ")
                 + counts[Status.UNCHANGED.ordinal()] + " unchanged, "
                 + counts[Status.CHANGED.ordinal()] + " changed, "
-                + counts[Status.GONE.ordinal()] + " gone");
+                + counts[Status.GONE.ordinal()] + " gone"
+                + (counts[Status.MISSING.ordinal()] == 0 ? "" : ", " + counts[Status.MISSING.ordinal()] + " not checked (file not in the checkout)"));
         return String.join("\n", out);
     }
 

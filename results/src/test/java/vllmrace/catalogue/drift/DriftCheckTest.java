@@ -1,6 +1,7 @@
 package vllmrace.catalogue.drift;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -138,12 +139,58 @@ class DriftCheckTest {
     }
 
     @Test
-    void goneWhenTheFileIsMissing() throws Exception {
+    void aFileNotInTheCheckoutIsMissingNotGoneAndFailsNothing() throws Exception {
         write(PINNED);
-        Pin moved = new Pin("vllm/v1/core/scheduler.py", QUALNAME, COMMIT, PIN.fingerprint());
-        Result r = checkOne(moved);
-        assertEquals(Status.GONE, r.status());
-        assertEquals("file vllm/v1/core/scheduler.py is gone", r.detail());
+        Pin elsewhere = new Pin("vllm/v1/core/scheduler.py", QUALNAME, COMMIT, PIN.fingerprint());
+        Result r = checkOne(elsewhere);
+        assertEquals(Status.MISSING, r.status());
+        assertEquals("not checked: vllm/v1/core/scheduler.py is not in this checkout", r.detail());
+        assertFalse(r.status().moved());
+        assertEquals(0, DriftCheck.exitCode(List.of(r, checkOne(PIN))));
+    }
+
+    @Test
+    void aPinsPlusPrsArePrintedWhetherTheFunctionChangedOrNot() throws Exception {
+        Pin plus = new Pin(FILE, QUALNAME, COMMIT, PIN.fingerprint(), List.of("#48245", "#50297"));
+        write(PINNED);
+        assertEquals("unchanged since 00024d31; the model adds #48245, #50297 from their diffs, which this function does "
+                + "not have here", checkOne(plus).detail());
+        write(PINNED.replace("    def update_from_output(", "    @torch.inference_mode()\n    def update_from_output("));
+        Result changed = checkOne(plus);
+        assertEquals(Status.CHANGED, changed.status());
+        assertTrue(changed.detail().startsWith("changed since 00024d31; the model already mirrors #48245, #50297 on top of "
+                + "it (from their diffs): a change of theirs is not drift\n--- vllm/v1/core/sched/scheduler.py@00024d31\n"), changed.detail());
+        assertTrue(changed.detail().contains("\n+    @torch.inference_mode()\n"), changed.detail());
+        assertEquals("vllm/v1/core/sched/scheduler.py@00024d31 + #48245, #50297 (from their diffs)", plus.version());
+    }
+
+    @Test
+    void aPinsPlusPrsMustReadHashNumberOnce() {
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+                () -> new Pin(FILE, QUALNAME, COMMIT, PIN.fingerprint(), List.of("48245")));
+        assertEquals("a pin's plus PR must read #N: 48245 (Scheduler.update_from_output)", bad.getMessage());
+        IllegalArgumentException twice = assertThrows(IllegalArgumentException.class,
+                () -> new Pin(FILE, QUALNAME, COMMIT, PIN.fingerprint(), List.of("#1", "#1")));
+        assertEquals("a pin names a plus PR twice: [#1, #1] (Scheduler.update_from_output)", twice.getMessage());
+    }
+
+    @Test
+    void pinnedTextsFromADirectoryGiveTheDiffWithoutGit(@TempDir Path pinnedDir) throws Exception {
+        write(PINNED.replace("defaultdict(list)", "defaultdict(dict)"));
+        Path byShort = pinnedDir.resolve("00024d31").resolve(FILE);
+        Files.createDirectories(byShort.getParent());
+        Files.writeString(byShort, PINNED);
+        Result r = DriftCheck.withPinnedDirectory(checkout, pinnedDir).check(List.of(PIN)).get(0);
+        assertEquals(Status.CHANGED, r.status());
+        assertTrue(r.detail().startsWith("--- " + FILE + "@00024d31\n"), r.detail());
+        assertTrue(r.detail().contains("\n+        outputs: dict[int, list[EngineCoreOutput]] = defaultdict(dict)\n"), r.detail());
+
+        Pin otherCommit = new Pin(FILE, QUALNAME, "1234567890123456789012345678901234567890", PIN.fingerprint());
+        assertEquals("changed since 12345678 (no diff: that commit is not in this checkout)",
+                DriftCheck.withPinnedDirectory(checkout, pinnedDir).check(List.of(otherCommit)).get(0).detail());
+        Path nowhere = pinnedDir.resolve("nowhere");
+        DriftException e = assertThrows(DriftException.class, () -> DriftCheck.withPinnedDirectory(checkout, nowhere));
+        assertEquals("no such directory for the pinned texts: " + nowhere, e.getMessage());
     }
 
     @Test
@@ -218,6 +265,7 @@ class DriftCheckTest {
         assertEquals(0, DriftCheck.exitCode(List.of(unchanged, unchanged)));
         assertEquals(1, DriftCheck.exitCode(List.of(unchanged, new Result(PIN, Status.CHANGED, "d"))));
         assertEquals(1, DriftCheck.exitCode(List.of(new Result(PIN, Status.GONE, "d"), unchanged)));
+        assertEquals(0, DriftCheck.exitCode(List.of(new Result(PIN, Status.MISSING, "d"), unchanged)));
     }
 
     @Test

@@ -38,6 +38,18 @@ class DriftReportTest {
     }
 
     @Test
+    void missingPinsAreCountedApartFromGoneOnes() {
+        List<Result> results = List.of(
+                new Result(pin("vllm/x.py", "f"), Status.MISSING, "not checked: vllm/x.py is not in this checkout"),
+                new Result(pin("vllm/y.py", "g"), Status.UNCHANGED, "unchanged since 00024d31"));
+        assertEquals(String.join("\n",
+                        "MISSING    vllm/x.py  f  not checked: vllm/x.py is not in this checkout",
+                        "UNCHANGED  vllm/y.py  g  unchanged since 00024d31",
+                        "2 pins: 1 unchanged, 0 changed, 0 gone, 1 not checked (file not in the checkout)"),
+                DriftReport.render(results));
+    }
+
+    @Test
     void aMultiLineDetailKeepsItsFirstLineInTheRow() {
         List<Result> results = List.of(new Result(pin("vllm/x.py", "f"), Status.CHANGED, "the pin is wrong\n--- a\n+++ b"));
         assertEquals("CHANGED  vllm/x.py  f  the pin is wrong\n    --- a\n    +++ b\n1 pin: 0 unchanged, 1 changed, 0 gone",
