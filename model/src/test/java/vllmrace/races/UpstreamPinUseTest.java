@@ -58,7 +58,7 @@ class UpstreamPinUseTest {
         List<UpstreamPin> missing = new ArrayList<>(List.of(UpstreamPin.values()));
         missing.removeAll(seen.keySet());
         assertEquals(List.of(), missing, "a pin no model method enters is stale: remove it or add its enter()");
-        seen.forEach((pin, method) -> assertTrue(method.matches("[A-Z][A-Za-z]+\\.[a-z][A-Za-z]*"), pin + " entered by " + method));
+        seen.forEach((pin, method) -> assertTrue(method.matches("[A-Z][A-Za-z0-9]+\\.[a-z][A-Za-z0-9]*"), pin + " entered by " + method));
     }
 
     @Test

@@ -43,19 +43,30 @@ public interface KvConnectorBaseV1 {
     void updateConnectorOutput(KvConnectorOutput kvConnectorOutput);
 
     /**
-     * {@code KVConnectorBase_V1.requires_kv_delivery} (#50297): "Whether this connector hands off KV that must be reliably
-     * delivered. ... Defaults to the producer role, since only a producer hands KV off when a request completes." Read by
-     * the scheduler only with {@code Fix.REQUIRES_KV_DELIVERY}. Default: not a producer.
+     * The connector's {@code kv_transfer_config.kv_role} ({@code self._kv_transfer_config}: for a MultiConnector's child,
+     * the child's own entry).
+     */
+    KvRole kvRole();
+
+    /**
+     * {@code KVConnectorBase_V1.requires_kv_delivery} (#50297; base.py@00f4240e): "Whether this connector hands off KV
+     * that must be reliably delivered. ... Defaults to the producer role, since only a producer hands KV off when a
+     * request completes. Best-effort caches return False": {@code return self._kv_transfer_config.is_kv_producer}, so a
+     * {@code kv_both} connector requires delivery unless it overrides this. Read by the scheduler only with
+     * {@code Fix.REQUIRES_KV_DELIVERY}.
      */
     default boolean requiresKvDelivery() {
-        return false;
+        vllmrace.model.upstream.UpstreamPins.enter(vllmrace.model.upstream.UpstreamPin.KV_CONNECTOR_BASE_REQUIRES_KV_DELIVERY);
+        return kvRole().isKvProducer();
     }
 
     /**
-     * {@code kv_transfer_config.is_kv_consumer}: the connector fills blocks from elsewhere (kv_consumer or kv_both), so a
-     * load may write a block an in-flight step still writes; #45357 defers block frees only then. Default: no.
+     * The scheduler's {@code kv_transfer_config.is_kv_consumer} (scheduler.py@00f4240e, {@code Scheduler.__init__}): the
+     * connector fills blocks from elsewhere ({@code kv_consumer} or {@code kv_both}), so with overlapping batches a load
+     * may write a block an in-flight step still writes; #45357 defers block frees only then. The scheduler reads the
+     * top-level config, so for a MultiConnector this is its own role, not its children's.
      */
     default boolean isKvConsumer() {
-        return false;
+        return kvRole().isKvConsumer();
     }
 }

@@ -247,16 +247,19 @@ public final class TestAsyncConnector implements KvConnectorBaseV1, KvConnectorW
         return new RequestFinishedResult(true, Map.of("remote_block_ids", List.copyOf(blockIds)));
     }
 
-    /** The NIXL prefill side ({@link SavePolicy#ON_SUCCESS}) is the KV producer: {@code is_kv_producer}. */
+    /**
+     * The role its save policy plays: the NIXL prefill side ({@link SavePolicy#ON_SUCCESS}) is {@code kv_producer}, the
+     * NIXL decode side ({@link SavePolicy#NEVER}) {@code kv_consumer}, an offloader that loads and saves every finished
+     * request ({@link SavePolicy#ALWAYS}, LMCache) {@code kv_both}, which upstream's base class counts as a producer: it
+     * requires KV delivery, as LMCache's connectors do (none overrides {@code requires_kv_delivery}).
+     */
     @Override
-    public boolean requiresKvDelivery() {
-        return savePolicy == SavePolicy.ON_SUCCESS;
-    }
-
-    /** The NIXL decode side ({@link SavePolicy#NEVER}) and an offloader that loads and saves ({@link SavePolicy#ALWAYS}, kv_both). */
-    @Override
-    public boolean isKvConsumer() {
-        return savePolicy != SavePolicy.ON_SUCCESS;
+    public KvRole kvRole() {
+        return switch (savePolicy) {
+            case ON_SUCCESS -> KvRole.KV_PRODUCER;
+            case NEVER -> KvRole.KV_CONSUMER;
+            case ALWAYS -> KvRole.KV_BOTH;
+        };
     }
 
     @Override

@@ -30,7 +30,8 @@ import vllmrace.model.upstream.UpstreamPins;
 /**
  * Mirrors {@code vllm/v1/core/sched/scheduler.py}, {@code Scheduler} (commit 00024d31 for the request map and
  * the KV-connector paths; 2025-H1 for {@code add_request}, which overwrote a duplicate id instead of asserting),
- * with the async scheduler's output placeholders ({@code vllm/v1/core/sched/async_scheduler.py}).
+ * and, for the {@link SchedulerKind#ASYNC_SCHEDULER} (upstream's default), the async scheduler's output placeholders
+ * ({@code vllm/v1/core/sched/async_scheduler.py}); the sync {@link SchedulerKind#SCHEDULER} reserves none.
  *
  * <p>Each upstream fix of reference §2 is a {@link Fix} switch read at the one place its code path differs:
  * {@link Fix#IS_FINISHED_GUARD} in {@link #updateFromOutput}, {@link Fix#SKIP_ABORT_OF_FINISHED},
@@ -69,6 +70,9 @@ public final class Scheduler {
     private final KvCacheManager kvCacheManager;
     private final KvConnectorBaseV1 connector;
     private final KvLoadFailurePolicy kvLoadFailurePolicy;
+    private final SchedulerKind kind;
+    /** {@code vllm_config.max_concurrent_batches}: how many steps EngineCore keeps in flight (its batch queue size). */
+    private final int maxConcurrentBatches;
 
     private final Map<String, Request> requests = new LinkedHashMap<>();
     /**
@@ -109,6 +113,24 @@ public final class Scheduler {
     /** As {@link #Scheduler(FixSet, ViolationLog, KvCacheManager, KvConnectorBaseV1)}, with {@code kv_load_failure_policy}. */
     public Scheduler(FixSet fixes, ViolationLog violations, KvCacheManager kvCacheManager, KvConnectorBaseV1 connector,
                      KvLoadFailurePolicy kvLoadFailurePolicy) {
+        this(fixes, violations, kvCacheManager, connector, kvLoadFailurePolicy, SchedulerKind.ASYNC_SCHEDULER,
+                SchedulerKind.ASYNC_SCHEDULER.maxConcurrentBatchesAtPp1());
+    }
+
+    /**
+     * The scheduler of one deployment: its class ({@code kind}) and {@code max_concurrent_batches} (1 for the sync
+     * {@code Scheduler} at pipeline-parallel size 1, 2 for the {@code AsyncScheduler}; more with pipeline parallelism). The
+     * other constructors are upstream's default: an {@code AsyncScheduler} with 2 batches in flight.
+     *
+     * @throws IllegalArgumentException if {@code maxConcurrentBatches < 1}
+     */
+    public Scheduler(FixSet fixes, ViolationLog violations, KvCacheManager kvCacheManager, KvConnectorBaseV1 connector,
+                     KvLoadFailurePolicy kvLoadFailurePolicy, SchedulerKind kind, int maxConcurrentBatches) {
+        this.kind = Objects.requireNonNull(kind, "kind");
+        if (maxConcurrentBatches < 1) {
+            throw new IllegalArgumentException("max_concurrent_batches must be >= 1, got " + maxConcurrentBatches);
+        }
+        this.maxConcurrentBatches = maxConcurrentBatches;
         this.kvLoadFailurePolicy = Objects.requireNonNull(kvLoadFailurePolicy, "kvLoadFailurePolicy");
         this.fixes = Objects.requireNonNull(fixes, "fixes");
         this.violations = Objects.requireNonNull(violations, "violations");
@@ -241,9 +263,17 @@ public final class Scheduler {
         int reqIndex = 0;
         while (reqIndex < running.size()) {
             Request request = running.get(reqIndex);
-            if (request.numOutputTokens() + request.numOutputPlaceholders() >= request.maxTokens()) {
+            if (request.numOutputPlaceholders() > 0
+                    && request.numOutputTokens() + request.numOutputPlaceholders() >= request.maxTokens()) {
                 reqIndex++;
-                continue; // AsyncScheduler: the previous step already reaches max_tokens
+                continue; // "Async scheduling: ... the previous step has reached request.max_tokens" (never with Scheduler)
+            }
+            if (!kind.reservesPlaceholders()
+                    && request.numComputedTokens() >= request.numPromptTokens() + request.numOutputTokens()) {
+                // num_new_tokens = num_tokens_with_spec + num_output_placeholders - num_computed_tokens == 0: the sync
+                // Scheduler has no placeholder to decode from while the step that samples the next token is in flight
+                reqIndex++;
+                continue;
             }
             int n = numTokensToSchedule(request);
             boolean allocated;
@@ -342,6 +372,9 @@ public final class Scheduler {
      */
     private void updateAfterSchedule(SchedulerOutput out) {
         UpstreamPins.enter(UpstreamPin.SCHEDULER_UPDATE_AFTER_SCHEDULE);
+        if (kind.reservesPlaceholders()) {
+            UpstreamPins.enter(UpstreamPin.ASYNC_SCHEDULER_UPDATE_AFTER_SCHEDULE); // the override: super(), then placeholders
+        }
         for (Map.Entry<String, Integer> scheduled : out.numScheduledTokens().entrySet()) {
             Request request = requests.get(scheduled.getKey());
             if (request == null) {
@@ -356,8 +389,8 @@ public final class Scheduler {
             // resume whose stale placeholders are still counted: scheduler.py@00024d31 left them at preemption)
             boolean isPrefillChunk = request.numComputedTokens()
                     < request.numPromptTokens() + request.numOutputTokens() + request.numOutputPlaceholders();
-            if (!isPrefillChunk) {
-                request.addOutputPlaceholder();
+            if (kind.reservesPlaceholders() && !isPrefillChunk) {
+                request.addOutputPlaceholder(); // AsyncScheduler._update_after_schedule: num_output_placeholders += 1
             }
             if (deferBlockFree()) {
                 lastSchedSeq.put(request, schedStepSeq); // record the in-flight step, to fence deferred block freeing
@@ -401,6 +434,9 @@ public final class Scheduler {
      */
     public synchronized List<EngineCoreOutput> updateFromOutput(SchedulerOutput schedulerOutput, ModelRunnerOutput modelRunnerOutput) {
         UpstreamPins.enter(UpstreamPin.SCHEDULER_UPDATE_FROM_OUTPUT);
+        if (kind.reservesPlaceholders()) {
+            UpstreamPins.enter(UpstreamPin.ASYNC_SCHEDULER_UPDATE_REQUEST_WITH_OUTPUT); // per request, inlined below
+        }
         Objects.requireNonNull(schedulerOutput, "schedulerOutput");
         Objects.requireNonNull(modelRunnerOutput, "modelRunnerOutput");
         if (deferBlockFree() && schedulerOutput.totalNumScheduledTokens() > 0) {
@@ -441,8 +477,8 @@ public final class Scheduler {
             if (!modelRunnerOutput.reqIds().contains(request.requestId())) {
                 continue;
             }
-            if (!outputIsStale) {
-                request.removeOutputPlaceholder();
+            if (kind.reservesPlaceholders() && !outputIsStale) {
+                request.removeOutputPlaceholder(); // AsyncScheduler._update_request_with_output
                 if (request.numOutputPlaceholders() < 0) {
                     violations.record(ViolationKind.OUTPUT_PLACEHOLDER_UNDERFLOW, request.requestId(), "update_from_output(step "
                             + schedulerOutput.step() + ") for " + request + ": num_output_placeholders = " + request.numOutputPlaceholders()
@@ -716,11 +752,39 @@ public final class Scheduler {
     }
 
     /**
-     * #45357's {@code defer_block_free}: with a KV-consumer connector ({@code is_kv_consumer}) and more than one batch in
-     * flight; with one batch (the frontend instance) every step is processed before the next, so a deferred free is a free.
+     * #45357's {@code defer_block_free} (scheduler.py@00f4240e {@code __init__}): "With overlapping batches (async
+     * scheduling or PP), a step may still be writing a freed request's KV blocks. A consumer KV Connector can reallocate
+     * and fill those blocks via a load that isn't ordered against that write": {@code multiple_inflight_batches =
+     * self.vllm_config.max_concurrent_batches > 1; if multiple_inflight_batches and kv_transfer_config.is_kv_consumer:
+     * self.defer_block_free = True}.
      */
     private boolean deferBlockFree() {
-        return connector != null && connector.isKvConsumer() && fixes.isOn(Fix.DEFER_BLOCK_FREE);
+        return connector != null && maxConcurrentBatches > 1 && connector.isKvConsumer() && fixes.isOn(Fix.DEFER_BLOCK_FREE);
+    }
+
+    /** Which scheduler class this is. */
+    public SchedulerKind kind() {
+        return kind;
+    }
+
+    /** {@code vllm_config.max_concurrent_batches}. */
+    public int maxConcurrentBatches() {
+        return maxConcurrentBatches;
+    }
+
+    /** {@code self.defer_block_free}, as {@code __init__} computes it (#45357). */
+    public boolean defersBlockFrees() {
+        return deferBlockFree();
+    }
+
+    /** {@code self.requires_kv_delivery = self.connector.requires_kv_delivery} (#50297; False without a connector). */
+    public boolean requiresKvDelivery() {
+        return connector != null && connector.requiresKvDelivery();
+    }
+
+    /** {@code len(self.deferred_frees)}: frees waiting for their fence step (#45357). */
+    public synchronized int numDeferredFrees() {
+        return deferredFrees.size();
     }
 
     /**

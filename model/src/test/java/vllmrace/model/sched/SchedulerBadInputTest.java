@@ -38,6 +38,20 @@ class SchedulerBadInputTest {
     private final Scheduler scheduler = new Scheduler(FixSet.all(), log, kv, connector);
     private String before;
 
+    @Test
+    void aSchedulerClassAndBatchCountAreRequired() {
+        IllegalArgumentException zero = assertThrows(IllegalArgumentException.class, () -> new Scheduler(FixSet.all(), log, kv,
+                connector, KvLoadFailurePolicy.FAIL, SchedulerKind.SCHEDULER, 0));
+        assertEquals("max_concurrent_batches must be >= 1, got 0", zero.getMessage());
+        NullPointerException kind = assertThrows(NullPointerException.class, () -> new Scheduler(FixSet.all(), log, kv,
+                connector, KvLoadFailurePolicy.FAIL, null, 1));
+        assertEquals("kind", kind.getMessage());
+        NullPointerException role = assertThrows(NullPointerException.class, () -> new vllmrace.model.connector.multi.MultiConnector(
+                FixSet.all(), null, List.of(new vllmrace.model.connector.multi.NixlDecodeConnector("NixlConnector", kv, FixSet.all()))));
+        assertEquals("kvRole", role.getMessage());
+        assertTrue(log.isEmpty(), log.toString());
+    }
+
     @BeforeEach
     void runningRequestR() {
         scheduler.addRequest(new Request("R", 1, 4, 2));

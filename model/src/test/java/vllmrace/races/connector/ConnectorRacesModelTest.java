@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Map;
 import java.util.Set;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
 import org.junit.jupiter.api.Test;
 import vllmrace.model.fix.Fix;
 import vllmrace.model.fix.FixSet;
@@ -19,6 +21,24 @@ class ConnectorRacesModelTest {
 
     private static Map<RaceOutcome, Integer> explore(Race race, FixSet fixes) {
         return AllInterleavings.outcomes(() -> race.scenario(fixes));
+    }
+
+    /**
+     * The connector races' decode instance as upstream would configure it: a kv_both MultiConnector, so with the
+     * AsyncScheduler's two batches #45357 defers block frees, and its kv_both children require KV delivery (#50297); with
+     * the sync Scheduler nothing is deferred (one batch in flight).
+     */
+    @Test
+    void theRigsMultiConnectorIsAConsumerThatRequiresDelivery() {
+        vllmrace.model.fix.FixSet main = vllmrace.model.deploy.Profile.MAIN.fixes();
+        ConnectorRig async = new ConnectorRig(main, 2, kv -> java.util.List.of(
+                new vllmrace.model.connector.multi.NixlDecodeConnector("NixlConnector", kv, main)));
+        assertTrue(async.scheduler().defersBlockFrees());
+        assertTrue(async.scheduler().requiresKvDelivery());
+        ConnectorRig sync = new ConnectorRig(main, vllmrace.model.deploy.Profile.MAIN_SYNC_SCHEDULING.configuration(), 2,
+                kv -> java.util.List.of(new vllmrace.model.connector.multi.NixlDecodeConnector("NixlConnector", kv, main)));
+        assertFalse(sync.scheduler().defersBlockFrees());
+        assertEquals(1, sync.scheduler().maxConcurrentBatches());
     }
 
     @Test

@@ -61,6 +61,16 @@ public final class LmCacheConnector extends AsyncLoadingChild {
     }
 
     /** {@code update_state_after_alloc}: the retrieve, unless this child was not chosen and honours that (#47505). */
+    /**
+     * {@code kv_both} (an offloader loads and saves). Neither LMCache connector overrides {@code requires_kv_delivery},
+     * so by the base class's default ({@code is_kv_producer}) it requires delivery, although the base's docstring says
+     * "Best-effort caches return False".
+     */
+    @Override
+    public vllmrace.model.connector.KvRole kvRole() {
+        return vllmrace.model.connector.KvRole.KV_BOTH;
+    }
+
     @Override
     public synchronized void updateStateAfterAlloc(Request request, List<Integer> blockIds, int numExternalTokens) {
         UpstreamPins.enter(UpstreamPin.LMCACHE_MP_UPDATE_STATE_AFTER_ALLOC);

@@ -11,6 +11,7 @@ import java.util.Set;
 import vllmrace.model.connector.KvConnectorBaseV1;
 import vllmrace.model.connector.KvConnectorOutput;
 import vllmrace.model.connector.KvConnectorWorker;
+import vllmrace.model.connector.KvRole;
 import vllmrace.model.connector.MatchedTokens;
 import vllmrace.model.connector.PendingTransfers;
 import vllmrace.model.connector.RequestFinishedResult;
@@ -47,6 +48,7 @@ import vllmrace.model.upstream.UpstreamPins;
  */
 public final class MultiConnector implements KvConnectorBaseV1, KvConnectorWorker, PendingTransfers {
     private final FixSet fixes;
+    private final KvRole kvRole;
     private final List<ChildConnector> connectors;
     // scheduler side
     private final Map<String, Integer> requestsToConnector = new HashMap<>();
@@ -59,9 +61,22 @@ public final class MultiConnector implements KvConnectorBaseV1, KvConnectorWorke
     private final Map<String, Integer> workerExtraAsyncLoads = new HashMap<>();
 
     /**
+     * A MultiConnector configured {@code kv_both}, as upstream's MultiConnector example is
+     * ({@code {"kv_connector":"MultiConnector","kv_role":"kv_both","kv_connector_extra_config":{"connectors":[...]}}}).
+     *
      * @throws IllegalArgumentException for no children or a child listed twice
      */
     public MultiConnector(FixSet fixes, List<? extends ChildConnector> connectors) {
+        this(fixes, KvRole.KV_BOTH, connectors);
+    }
+
+    /**
+     * @param kvRole the top-level {@code kv_transfer_config.kv_role}: what the scheduler reads as {@code is_kv_consumer};
+     *               each child keeps its own
+     * @throws IllegalArgumentException for no children or a child listed twice
+     */
+    public MultiConnector(FixSet fixes, KvRole kvRole, List<? extends ChildConnector> connectors) {
+        this.kvRole = Objects.requireNonNull(kvRole, "kvRole");
         this.fixes = Objects.requireNonNull(fixes, "fixes");
         this.connectors = List.copyOf(Objects.requireNonNull(connectors, "connectors"));
         if (this.connectors.isEmpty()) {
@@ -70,6 +85,23 @@ public final class MultiConnector implements KvConnectorBaseV1, KvConnectorWorke
         if (Set.copyOf(this.connectors).size() != this.connectors.size()) {
             throw new IllegalArgumentException("a connector is listed twice");
         }
+    }
+
+    /** The top-level {@code kv_role} (the scheduler's {@code kv_transfer_config.is_kv_consumer} reads it). */
+    @Override
+    public KvRole kvRole() {
+        return kvRole;
+    }
+
+    /**
+     * multi_connector.py@00f4240e: {@code return any(c.requires_kv_delivery for c in self._connectors)} (not overridden
+     * at a4a2a8ee, where the base's default read the top-level role): a child that hands KV off makes the whole
+     * connector one that must not lose a preempted request's hand-off.
+     */
+    @Override
+    public boolean requiresKvDelivery() {
+        UpstreamPins.enter(UpstreamPin.MULTI_CONNECTOR_REQUIRES_KV_DELIVERY);
+        return connectors.stream().anyMatch(KvConnectorBaseV1::requiresKvDelivery);
     }
 
     @Override

@@ -43,12 +43,19 @@ import vllmrace.model.upstream.UpstreamPins;
  */
 public final class NixlDecodeConnector extends AsyncLoadingChild {
     private final FixSet fixes;
+    private final vllmrace.model.connector.KvRole kvRole;
     /** Requests given an empty receive: the prefill side is told to free its blocks, nothing is pulled. */
     private final Set<String> emptyRecvs = new LinkedHashSet<>();
 
     public NixlDecodeConnector(String name, KvCacheManager kvCacheManager, FixSet fixes) {
+        this(name, kvCacheManager, fixes, vllmrace.model.connector.KvRole.KV_BOTH);
+    }
+
+    /** As {@link #NixlDecodeConnector(String, KvCacheManager, FixSet)}, configured with {@code kv_role} (e.g. kv_consumer). */
+    public NixlDecodeConnector(String name, KvCacheManager kvCacheManager, FixSet fixes, vllmrace.model.connector.KvRole kvRole) {
         super(name, kvCacheManager);
         this.fixes = Objects.requireNonNull(fixes, "fixes");
+        this.kvRole = Objects.requireNonNull(kvRole, "kvRole");
     }
 
     /**
@@ -62,6 +69,16 @@ public final class NixlDecodeConnector extends AsyncLoadingChild {
     }
 
     /** {@code update_state_after_alloc}: the pull into {@code blockIds}, or an empty receive for 0 external tokens. */
+    /**
+     * By default {@code kv_both}, as NIXL P/D deployments configure both sides (the NIXL usage guide and upstream's MultiConnector
+     * example: {@code {"kv_connector":"NixlConnector","kv_role":"kv_both"}}): a consumer here, and by the base class's
+     * default ({@code is_kv_producer}) a connector that requires KV delivery. NIXL does not override either.
+     */
+    @Override
+    public vllmrace.model.connector.KvRole kvRole() {
+        return kvRole;
+    }
+
     @Override
     public synchronized void updateStateAfterAlloc(Request request, List<Integer> blockIds, int numExternalTokens) {
         UpstreamPins.enter(UpstreamPin.NIXL_PULL_UPDATE_STATE_AFTER_ALLOC);
