@@ -45,7 +45,7 @@ public final class HuntScenario extends TwoActorScenario {
 
     public HuntScenario(HuntProgram program, FixSet fixes, Configuration configuration) {
         this(program, fixes, configuration, new EngineCoreRig(Objects.requireNonNull(fixes, "fixes"),
-                vllmrace.model.connector.TestAsyncConnector.SavePolicy.NEVER, program.poolBlocks()));
+                Objects.requireNonNull(configuration, "configuration"), vllmrace.model.connector.TestAsyncConnector.SavePolicy.NEVER, program.poolBlocks()));
     }
 
     private HuntScenario(HuntProgram program, FixSet fixes, Configuration configuration, EngineCoreRig rig) {

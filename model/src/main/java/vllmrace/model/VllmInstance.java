@@ -20,6 +20,7 @@ import vllmrace.model.frontend.EngineCoreClient;
 import vllmrace.model.frontend.OutputProcessor;
 import vllmrace.model.frontend.RequestState;
 import vllmrace.model.sched.Request;
+import vllmrace.model.sched.KvLoadFailurePolicy;
 import vllmrace.model.sched.Scheduler;
 
 /**
@@ -50,7 +51,7 @@ public final class VllmInstance {
     public VllmInstance(FixSet fixes, Configuration configuration) {
         this.fixes = Objects.requireNonNull(fixes, "fixes");
         this.asyncLlm = new AsyncLlm(fixes, configuration, new EventLoop(stepLog), outputProcessor, new EngineCoreClient(inputSocket, outputSocket));
-        this.scheduler = new Scheduler(fixes, violations);
+        this.scheduler = new Scheduler(fixes, violations, null, null, KvLoadFailurePolicy.FAIL, configuration.schedulerKind(), 1);
         this.engineCore = new EngineCore(scheduler, inputSocket, outputSocket, violations, stepLog);
         this.connector = null;
     }
@@ -59,8 +60,9 @@ public final class VllmInstance {
      * The same connected model with KV-cache accounting and a KV connector (both roles) in EngineCore: a
      * {@link BlockPool} of {@code numGpuBlocks} blocks of {@link #BLOCK_SIZE} tokens, and a {@link TestAsyncConnector}
      * whose {@code request_finished} follows {@code savePolicy} (e.g. {@link TestAsyncConnector.SavePolicy#ALWAYS}:
-     * blocks are delay-freed until the save's {@code finished_sending}). EngineCore steps synchronously
-     * ({@code batch_queue_size} 1) and its worker reports the connector's finished transfers.
+     * blocks are delay-freed until the save's {@code finished_sending}). EngineCore steps one batch at a time
+     * ({@code batch_queue_size} 1) under either scheduler class (the configuration's: the AsyncScheduler reserves
+     * placeholders, the sync Scheduler none), and its worker reports the connector's finished transfers.
      *
      * @throws IllegalArgumentException for {@code numGpuBlocks < 1}
      */
@@ -78,7 +80,8 @@ public final class VllmInstance {
         this.asyncLlm = new AsyncLlm(fixes, configuration, new EventLoop(stepLog), outputProcessor, new EngineCoreClient(inputSocket, outputSocket));
         KvCacheManager kvCacheManager = new KvCacheManager(new BlockPool(numGpuBlocks, violations), BLOCK_SIZE, violations);
         this.connector = new TestAsyncConnector(kvCacheManager, savePolicy);
-        this.scheduler = new Scheduler(fixes, violations, kvCacheManager, connector);
+        this.scheduler = new Scheduler(fixes, violations, kvCacheManager, connector, KvLoadFailurePolicy.FAIL,
+                configuration.schedulerKind(), 1);
         this.engineCore = new EngineCore(scheduler, inputSocket, outputSocket, violations, stepLog, connector, 1);
     }
 

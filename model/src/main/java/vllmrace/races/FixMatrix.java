@@ -30,10 +30,17 @@ public final class FixMatrix {
     public record Cell(Race race, String column, FixSet fixes, Map<String, Integer> byInvariant, int schedules,
                        int violating, int modellingErrors) {
         public Observed observed() {
+            if (schedules == 0) {
+                return Observed.NO_RESULTS;
+            }
             return modellingErrors > 0 ? Observed.HARNESS_ERROR : violating > 0 ? Observed.BUG_FOUND : Observed.CLEAN;
         }
 
         public String figures() {
+            if (schedules == 0) {
+                return "not reachable: the scenario's set-up state does not exist with the " + FixMatrix.configuration(column)
+                        .schedulerKind().upstreamClass() + " (one batch in flight)";
+            }
             return violating + " of all " + schedules + " step interleavings violate"
                     + (byInvariant.isEmpty() ? "" : " " + byInvariant)
                     + (modellingErrors > 0 ? "; " + modellingErrors + " end in a modelling error" : "");
@@ -92,7 +99,8 @@ public final class FixMatrix {
     public static Expectation expected(Race race, String column) {
         Profile profile = profile(column);
         if (profile != null) {
-            return race.expected(profile);
+            Expectation expected = race.expected(profile);
+            return expected == Expectation.NOT_APPLICABLE ? null : expected; // not reachable: computed and shown
         }
         return "all".equals(column) ? Expectation.CLEAN : null;
     }
@@ -104,7 +112,15 @@ public final class FixMatrix {
         Map<String, Integer> byInvariant = new TreeMap<>();
         int violating = 0;
         int errors = 0;
-        List<Schedule> schedules = Schedule.all(race.scenario(fixes, configuration, point));
+        List<Schedule> schedules;
+        try {
+            schedules = Schedule.all(race.scenario(fixes, configuration, point));
+        } catch (IllegalStateException e) {
+            if (e.getMessage() == null || !e.getMessage().startsWith("set-up: ") || race.occursUnder(configuration.schedulerKind())) {
+                throw e;
+            }
+            return new Cell(race, column, fixes, Map.of(), 0, 0, 0); // the set-up's state cannot be reached
+        }
         for (Schedule schedule : schedules) {
             RaceScenario scenario = race.scenario(fixes, configuration, point);
             RaceOutcome outcome;

@@ -51,7 +51,7 @@ public enum Race {
             Closers.of(Fix.IS_FINISHED_GUARD),
             Expectation.BUG_FOUND,
             DoubleFreeOnAbortedAsyncSaveScenario.Outcome.class,
-            (fixes, config, p) -> new DoubleFreeOnAbortedAsyncSaveScenario(fixes, p),
+            (fixes, config, p) -> new DoubleFreeOnAbortedAsyncSaveScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("maxTokens", 2), Params.of("otherRequests", 1))),
     AbortOfFinishedDelayFreed(
             Component.SCHEDULER,
@@ -59,7 +59,7 @@ public enum Race {
             Closers.of(Fix.SKIP_ABORT_OF_FINISHED),
             Expectation.BUG_FOUND,
             AbortOfFinishedDelayFreedScenario.Outcome.class,
-            (fixes, config, p) -> new AbortOfFinishedDelayFreedScenario(fixes, p),
+            (fixes, config, p) -> new AbortOfFinishedDelayFreedScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("stopToken", 1), Params.of("otherRequests", 1))),
     AbortLosesToFinalStep(
             Component.SCHEDULER,
@@ -67,7 +67,7 @@ public enum Race {
             Closers.of(Fix.EAGER_ABORTS),
             Expectation.BUG_FOUND,
             AbortLosesToFinalStepScenario.Outcome.class,
-            (fixes, config, p) -> new AbortLosesToFinalStepScenario(fixes, p),
+            (fixes, config, p) -> new AbortLosesToFinalStepScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("stopToken", 1), Params.of("otherRequests", 1))),
     AbortedLoadFreesBlocks(
             Component.SCHEDULER,
@@ -75,7 +75,7 @@ public enum Race {
             Closers.of(Fix.DELAY_FREE_ABORTED_LOAD),
             Expectation.BUG_FOUND,
             AbortedLoadFreesBlocksScenario.Outcome.class,
-            (fixes, config, p) -> new AbortedLoadFreesBlocksScenario(fixes, p),
+            (fixes, config, p) -> new AbortedLoadFreesBlocksScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("promptBlocks", 2))),
     AbortedLoadLeak(
             Component.SCHEDULER,
@@ -83,7 +83,7 @@ public enum Race {
             Closers.of(Fix.DELAY_FREE_UNLESS_RECVED, Fix.RECLAIM_ABORTED_RECV),
             Expectation.BUG_FOUND,
             AbortedLoadLeakScenario.Outcome.class,
-            (fixes, config, p) -> new AbortedLoadLeakScenario(fixes, p),
+            (fixes, config, p) -> new AbortedLoadLeakScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("promptBlocks", 2))),
     StopStringLateAbort(
             Component.FRONTEND,
@@ -148,7 +148,7 @@ public enum Race {
             Expectation.BUG_FOUND,
             Window.ORDER,
             vllmrace.races.scheduler.IdleWithDelayFreedOnlyScenario.Outcome.class,
-            (fixes, config, p) -> new vllmrace.races.scheduler.IdleWithDelayFreedOnlyScenario(fixes, p),
+            (fixes, config, p) -> new vllmrace.races.scheduler.IdleWithDelayFreedOnlyScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("stopToken", 1), Params.of("otherRequests", 1))),
     DelayFreedNeverReleased(
             Component.SCHEDULER,
@@ -157,7 +157,7 @@ public enum Race {
             Expectation.BUG_FOUND,
             Window.LOST_EVENT,
             vllmrace.races.scheduler.DelayFreedNeverReleasedScenario.Outcome.class,
-            (fixes, config, p) -> new vllmrace.races.scheduler.DelayFreedNeverReleasedScenario(fixes, p),
+            (fixes, config, p) -> new vllmrace.races.scheduler.DelayFreedNeverReleasedScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("promptBlocks", 2))),
     SkippedWaitingAdmissionDeadlock(
             Component.SCHEDULER,
@@ -165,7 +165,7 @@ public enum Race {
             Closers.of(Fix.NO_LOAD_BEHIND_BLOCKLESS),
             Expectation.BUG_FOUND,
             vllmrace.races.scheduler.SkippedWaitingAdmissionDeadlockScenario.Outcome.class,
-            (fixes, config, p) -> new vllmrace.races.scheduler.SkippedWaitingAdmissionDeadlockScenario(fixes, p),
+            (fixes, config, p) -> new vllmrace.races.scheduler.SkippedWaitingAdmissionDeadlockScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("promptBlocks", 2))),
     DoubleAbortApplication(
             Component.SCHEDULER,
@@ -183,7 +183,7 @@ public enum Race {
             Expectation.BUG_FOUND,
             Window.ORDER,
             vllmrace.races.scheduler.AsyncFreeUnderInFlightStepScenario.Outcome.class,
-            (fixes, config, p) -> new vllmrace.races.scheduler.AsyncFreeUnderInFlightStepScenario(fixes, p),
+            (fixes, config, p) -> new vllmrace.races.scheduler.AsyncFreeUnderInFlightStepScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("maxTokens", 2))),
     PlaceholderUnderflowOnPreempt(
             Component.SCHEDULER,
@@ -192,7 +192,7 @@ public enum Race {
             Expectation.BUG_FOUND,
             Window.ORDER,
             vllmrace.races.scheduler.PlaceholderUnderflowOnPreemptScenario.Outcome.class,
-            (fixes, config, p) -> new vllmrace.races.scheduler.PlaceholderUnderflowOnPreemptScenario(fixes, p),
+            (fixes, config, p) -> new vllmrace.races.scheduler.PlaceholderUnderflowOnPreemptScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("promptBlocks", 2))),
     PreemptedInFinalStepEmptyBlocks(
             Component.SCHEDULER,
@@ -201,7 +201,7 @@ public enum Race {
             Expectation.BUG_FOUND,
             Window.ORDER,
             vllmrace.races.scheduler.PreemptedInFinalStepEmptyBlocksScenario.Outcome.class,
-            (fixes, config, p) -> new vllmrace.races.scheduler.PreemptedInFinalStepEmptyBlocksScenario(fixes, p),
+            (fixes, config, p) -> new vllmrace.races.scheduler.PreemptedInFinalStepEmptyBlocksScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("stopToken", 1), Params.of("promptBlocks", 2))),
     StoreReadsPreemptedBlocks(
             Component.SCHEDULER,
@@ -210,7 +210,7 @@ public enum Race {
             Expectation.BUG_FOUND,
             Window.ORDER,
             vllmrace.races.scheduler.StoreReadsPreemptedBlocksScenario.Outcome.class,
-            (fixes, config, p) -> new vllmrace.races.scheduler.StoreReadsPreemptedBlocksScenario(fixes, p),
+            (fixes, config, p) -> new vllmrace.races.scheduler.StoreReadsPreemptedBlocksScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("maxTokens", 2))),
     ReusedIdStaleOutputUnderflow(
             Component.SCHEDULER,
@@ -364,9 +364,30 @@ public enum Race {
         };
     }
 
-    /** What a deployment of vLLM main must show: clean iff a full closer is merged and the profile keeps its code path. */
+    /**
+     * What a deployment of vLLM main must show: clean iff a full closer is merged and the profile keeps its code path; not
+     * applicable where the profile's scheduler class cannot reach the race ({@link #occursUnder}).
+     */
     public Expectation expected(Profile profile) {
+        if (!occursUnder(profile.configuration().schedulerKind())) {
+            return Expectation.NOT_APPLICABLE;
+        }
         return closers.isEmpty() || !closedOnMainBy(profile).isEmpty() ? Expectation.CLEAN : Expectation.BUG_FOUND;
+    }
+
+    /**
+     * Whether the race can happen under a scheduler class. The races below need overlapping batches: a step still in
+     * flight while the scheduler acts on an earlier step's output (#45357's in-flight write, #50297's preemption during a
+     * final step) or the AsyncScheduler's output placeholders (#48245). With the sync {@code Scheduler} (one batch in
+     * flight, no placeholders) their set-up cannot be reached or every interleaving is clean; {@code SchedulerKindTest}
+     * checks this declaration both ways on the reported variant, and each scenario's story says it.
+     */
+    public boolean occursUnder(vllmrace.model.sched.SchedulerKind kind) {
+        return kind == vllmrace.model.sched.SchedulerKind.ASYNC_SCHEDULER || switch (this) {
+            case AsyncFreeUnderInFlightStep, PlaceholderUnderflowOnPreempt, PreemptedInFinalStepEmptyBlocks,
+                 ReusedIdStaleOutputUnderflow -> false;
+            default -> true;
+        };
     }
 
     /**
@@ -403,8 +424,15 @@ public enum Race {
 
     /** The label of what a deployment profile of vLLM main must show. */
     public String expectedLabel(Profile profile) {
-        return expectedLabel(expected(profile), null, profile);
+        Expectation expected = expected(profile);
+        if (expected == Expectation.NOT_APPLICABLE) {
+            return NOT_UNDER_SYNC;
+        }
+        return expectedLabel(expected, null, profile);
     }
+
+    /** The vLLM-main label of a race the profile's scheduler class cannot reach. */
+    public static final String NOT_UNDER_SYNC = "does not occur (AsyncScheduler only)";
 
     private String expectedLabel(Expectation expected, Variant variant, Profile profile) {
         return switch (expected) {

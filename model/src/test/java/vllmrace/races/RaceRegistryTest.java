@@ -42,9 +42,18 @@ class RaceRegistryTest {
         String main = race.expected(Variant.UPSTREAM_MAIN) == Expectation.BUG_FOUND ? "vLLM main: racy" : "vLLM main: c";
         assertTrue(flat.contains(main) || (race.closedBy().isEmpty() && story.contains("vLLM main: clean")),
                 race + "'s header must state the vLLM-main expectation the registry has (" + race.expectedLabel(Variant.UPSTREAM_MAIN) + ")");
+        assertTrue(story.contains("**Scheduler.**"), race + "'s header must say under which scheduler class it occurs");
+        String scheduler = flat.substring(flat.indexOf("**Scheduler.**"));
+        boolean syncToo = race.occursUnder(vllmrace.model.sched.SchedulerKind.SCHEDULER);
+        assertTrue(syncToo ? scheduler.contains("both scheduler classes") : scheduler.startsWith("**Scheduler.** AsyncScheduler only"),
+                race + "'s Scheduler paragraph must agree with Race.occursUnder (" + (syncToo ? "both" : "AsyncScheduler only") + ")");
         for (Profile profile : Profile.values()) {
             if (race.expected(profile) != race.expected(Profile.MAIN)) {
-                String says = profile.label() + ": " + (race.expected(profile) == Expectation.BUG_FOUND ? "racy" : "c");
+                String says = profile.label() + ": " + switch (race.expected(profile)) {
+                    case BUG_FOUND -> "racy";
+                    case NOT_APPLICABLE -> "does not occur";
+                    case CLEAN -> "c";
+                };
                 assertTrue(flat.contains(says), race + "'s header must say which deployments differ from vLLM main: '" + says
                         + "' (" + race.expectedLabel(profile) + ")");
             }

@@ -13,7 +13,7 @@ import vllmrace.model.fix.Fix;
  * read a switch take a Configuration next to their FixSet.
  */
 public final class Configuration {
-    /** Upstream's defaults: every switch OFF (request ids randomized, vLLM's in-tree connectors). */
+    /** Upstream's defaults: every switch OFF (request ids randomized, vLLM's in-tree connectors, the AsyncScheduler). */
     public static final Configuration DEFAULT = new Configuration(EnumSet.noneOf(ConfigSwitch.class));
 
     private final Set<ConfigSwitch> on;
@@ -34,7 +34,21 @@ public final class Configuration {
 
     /** Whether a switch that is ON takes {@code fix}'s code path away. */
     public boolean takesAway(Fix fix) {
-        return on.stream().anyMatch(s -> s.takesAway() == fix);
+        return on.stream().anyMatch(s -> s.takesAway().filter(f -> f == fix).isPresent());
+    }
+
+    /** The scheduler class EngineCore runs: the sync {@code Scheduler} with {@link ConfigSwitch#SYNC_SCHEDULING}, else upstream's default. */
+    public vllmrace.model.sched.SchedulerKind schedulerKind() {
+        return on.stream().anyMatch(ConfigSwitch::selectsSyncScheduler)
+                ? vllmrace.model.sched.SchedulerKind.SCHEDULER : vllmrace.model.sched.SchedulerKind.ASYNC_SCHEDULER;
+    }
+
+    /**
+     * EngineCore's batch queue size ({@code max_concurrent_batches}) for a rig whose async set-up keeps {@code asyncDepth}
+     * steps in flight (2; more for the pipeline-parallel scenarios): 1 under the sync scheduler at pipeline-parallel size 1.
+     */
+    public int batchQueueSize(int asyncDepth) {
+        return schedulerKind() == vllmrace.model.sched.SchedulerKind.SCHEDULER ? 1 : asyncDepth;
     }
 
     public Set<ConfigSwitch> asSet() {

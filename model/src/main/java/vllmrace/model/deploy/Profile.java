@@ -22,7 +22,12 @@ public enum Profile {
     MAIN_OOT_LMCACHE("main-oot-lmcache", "vLLM main + out-of-tree LMCache MP",
             "the LMCache child is LMCache's own MP connector in a version without the num_external_tokens guard "
                     + "(LMCache@5edba3af), which loads without being chosen",
-            Configuration.of(ConfigSwitch.OUT_OF_TREE_LMCACHE_MP));
+            Configuration.of(ConfigSwitch.OUT_OF_TREE_LMCACHE_MP)),
+    /** The sync {@code Scheduler} with one batch in flight ({@code async_scheduling=False}, pipeline-parallel size 1). */
+    MAIN_SYNC_SCHEDULING("main-sync-scheduling", "vLLM main, sync scheduling",
+            "async_scheduling=False at pipeline-parallel size 1 (--no-async-scheduling; upstream's choice for a non-EAGLE "
+                    + "speculative method or an executor without async support): the Scheduler, one batch in flight",
+            Configuration.of(ConfigSwitch.SYNC_SCHEDULING));
 
     private final String id;
     private final String label;

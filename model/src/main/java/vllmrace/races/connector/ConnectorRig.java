@@ -21,7 +21,9 @@ import vllmrace.model.engine.EngineCoreMessage;
 import vllmrace.model.engine.EngineCoreOutput;
 import vllmrace.model.engine.EngineCoreRequest;
 import vllmrace.model.engine.Fifo;
+import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
+import vllmrace.model.sched.KvLoadFailurePolicy;
 import vllmrace.model.kv.BlockPool;
 import vllmrace.model.kv.KvCacheManager;
 import vllmrace.model.sched.Request;
@@ -57,14 +59,20 @@ public final class ConnectorRig {
 
     /** @param children builds the MultiConnector's children, in config order, over the rig's KV-cache manager */
     public ConnectorRig(FixSet fixes, int numGpuBlocks, Function<KvCacheManager, List<ChildConnector>> children) {
+        this(fixes, Configuration.DEFAULT, numGpuBlocks, children);
+    }
+
+    /** As {@link #ConnectorRig(FixSet, int, Function)} under a deployment's configuration (its scheduler class). */
+    public ConnectorRig(FixSet fixes, Configuration config, int numGpuBlocks, Function<KvCacheManager, List<ChildConnector>> children) {
         this.fixes = Objects.requireNonNull(fixes, "fixes");
         blockPool = new BlockPool(numGpuBlocks, violations);
         kvCacheManager = new KvCacheManager(blockPool, BLOCK_SIZE, violations);
         this.children = List.copyOf(children.apply(kvCacheManager));
         multiConnector = new MultiConnector(fixes, this.children);
-        scheduler = new Scheduler(fixes, violations, kvCacheManager, multiConnector);
+        int batches = config.batchQueueSize(BATCH_QUEUE_SIZE);
+        scheduler = new Scheduler(fixes, violations, kvCacheManager, multiConnector, KvLoadFailurePolicy.FAIL, config.schedulerKind(), batches);
         aggregator = new KvOutputAggregator(List.of(multiConnector), null, violations, scheduler::getRequest);
-        engineCore = new EngineCore(scheduler, inputSocket, outputSocket, violations, stepLog, aggregator, BATCH_QUEUE_SIZE);
+        engineCore = new EngineCore(scheduler, inputSocket, outputSocket, violations, stepLog, aggregator, batches);
     }
 
     /** Set-up: the client's ADD goes on the input socket. */

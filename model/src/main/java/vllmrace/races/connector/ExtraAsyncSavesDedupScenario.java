@@ -32,6 +32,9 @@ import vllmrace.races.Violating;
  *                                       5-10. two iterations: the 2nd report frees B; R2 gets B
  * </pre>
  *
+ * <p><b>Scheduler.</b> A positive control under both scheduler classes: the saves complete on worker threads, whatever
+ * the number of batches in flight.
+ *
  * <p><b>Invariant</b> (CN3, SC4): whatever the order, the first of the two reports is absorbed by the count and only the
  * second reaches the scheduler, so R's block is freed (and given to R2) only after both saves read it; exactly one
  * finished_sending(R).
@@ -63,7 +66,7 @@ public final class ExtraAsyncSavesDedupScenario extends ConnectorRaceScenario {
     }
 
     private ExtraAsyncSavesDedupScenario(LmCacheConnector[] c, FixSet fixes, Configuration config) {
-        super(new ConnectorRig(fixes, 1, kv -> {
+        super(new ConnectorRig(fixes, config, 1, kv -> {
             c[0] = new LmCacheConnector("LMCacheMPConnector", kv, true, fixes, config);
             for (int i = 1; i < c.length; i++) {
                 c[i] = new LmCacheConnector(i == 1 ? "OffloadingConnector" : "OffloadingConnector" + i, kv, true, fixes, config);

@@ -57,6 +57,10 @@ import vllmrace.races.Violating;
  * <p>Run one after the other the actors are clean: both completions reach one {@code get_finished} (the union collapses
  * them) or none arrives before R could run. Only an interleaving lets R finish between the two completions.
  *
+ * <p><b>Scheduler.</b> Occurs under both scheduler classes: with the sync {@code Scheduler} (one batch in flight) the
+ * client's message or the transfer report still lands while the step in flight executes, as {@code EngineCore.step}
+ * runs it; found there too.
+ *
  * <p><b>Invariant</b> (CN1): each request's load completion reaches the scheduler exactly once. A late report landing
  * while R runs fails {@code assert RequestStatus.is_finished} instead: also engine death.
  *
@@ -96,7 +100,7 @@ public final class LateLoadCompletionUnionScenario extends ConnectorRaceScenario
     }
 
     private LateLoadCompletionUnionScenario(Object[] c, FixSet fixes, Configuration config, int blocks, boolean stopToken) {
-        super(new ConnectorRig(fixes, blocks, kv -> {
+        super(new ConnectorRig(fixes, config, blocks, kv -> {
             NixlDecodeConnector n = new NixlDecodeConnector("NixlConnector", kv, fixes);
             LmCacheConnector l = new LmCacheConnector("LMCacheMPConnector", kv, false, fixes, config);
             c[0] = n;

@@ -34,6 +34,10 @@ import vllmrace.races.RaceScenario;
  *   14. NIXL READ of R lands in B (R2's KV overwritten: silent corruption)
  * </pre>
  *
+ * <p><b>Scheduler.</b> Occurs under both scheduler classes: with the sync {@code Scheduler} (one batch in flight) the
+ * client's message or the transfer report still lands while the step in flight executes, as {@code EngineCore.step}
+ * runs it; found there too.
+ *
  * <p><b>Invariant</b> (SC4): no transfer writes a block its request no longer owns.
  *
  * <p><b>Verdicts.</b> Reported ({@code NIXL_PIN_PULL_BLOCKS}, {@code MULTI_CONNECTOR_LOAD_DEDUP} and

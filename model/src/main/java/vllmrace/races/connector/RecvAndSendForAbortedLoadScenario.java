@@ -54,6 +54,10 @@ import vllmrace.races.Violating;
  * applied after the iteration that delivers finished_recving(R), it leaves only the save. Only an ABORT landing inside the
  * load's window shows the race.
  *
+ * <p><b>Scheduler.</b> Occurs under both scheduler classes: with the sync {@code Scheduler} (one batch in flight) the
+ * client's message or the transfer report still lands while the step in flight executes, as {@code EngineCore.step}
+ * runs it; found there too.
+ *
  * <p><b>Invariant</b> (CN1, SC4): each request gets exactly one terminal transfer event, after every transfer touching its
  * blocks has completed.
  *
@@ -68,6 +72,8 @@ public final class RecvAndSendForAbortedLoadScenario extends ConnectorRaceScenar
     /** How one run ended, checked in this order. */
     public enum Outcome implements RaceOutcome {
         @Clean("R aborted (before its load, inside its window with the fix, or after its recv) with exactly one terminal transfer event; its block freed once, after every transfer") ABORTED_CLEAN,
+        @Clean("R finished normally before its ABORT was applied (the sync Scheduler processed its step in the same "
+                + "busy-loop iteration); the abort was a no-op, its block freed once, after every transfer") FINISHED_BEFORE_ABORT,
         @Violating("R got both finished_recving and finished_sending: the second hit assert req_id in self.requests, EngineCore dead") ENGINE_DEAD,
         @Violating("engine alive, but the offload of R touched its block after the recv freed it") SAVE_READ_FREED_BLOCK,
         @Violating("engine alive, but R's transfers reached the scheduler as two terminal events") DUPLICATE_TRANSFER_EVENT,
@@ -87,7 +93,7 @@ public final class RecvAndSendForAbortedLoadScenario extends ConnectorRaceScenar
     }
 
     private RecvAndSendForAbortedLoadScenario(NixlDecodeConnector[] n, FixSet fixes, Configuration config, int blocks) {
-        super(new ConnectorRig(fixes, 6, kv -> {
+        super(new ConnectorRig(fixes, config, 6, kv -> {
             n[0] = new NixlDecodeConnector("NixlConnector", kv, fixes);
             return List.of(n[0], new LmCacheConnector("LMCacheConnectorV1 (offload)", kv, true, fixes, config));
         }));
@@ -122,8 +128,12 @@ public final class RecvAndSendForAbortedLoadScenario extends ConnectorRaceScenar
             case DUPLICATE_TRANSFER_EVENT -> Outcome.DUPLICATE_TRANSFER_EVENT;
             case LEAK -> Outcome.LEAK;
             case UNEXPECTED -> Outcome.UNEXPECTED;
-            case NONE -> rig.request(OTHER_REQUEST_ID).status() == RequestStatus.FINISHED_LENGTH_CAPPED
-                    && rig.request(REQUEST_ID).status() == RequestStatus.FINISHED_ABORTED ? Outcome.ABORTED_CLEAN : Outcome.UNEXPECTED;
+            case NONE -> rig.request(OTHER_REQUEST_ID).status() != RequestStatus.FINISHED_LENGTH_CAPPED ? Outcome.UNEXPECTED
+                    : switch (rig.request(REQUEST_ID).status()) {
+                        case FINISHED_ABORTED -> Outcome.ABORTED_CLEAN;
+                        case FINISHED_LENGTH_CAPPED -> Outcome.FINISHED_BEFORE_ABORT;
+                        default -> Outcome.UNEXPECTED;
+                    };
         };
     }
 }

@@ -53,6 +53,9 @@ import vllmrace.races.Violating;
  * <p>The same late abort can instead drop X@2's frontend state (its third step, {@code abort_requests}, pops whatever
  * state X names by then) before ADD(X@2) is sent: EngineCore then runs X@2 for nobody.
  *
+ * <p><b>Scheduler.</b> Occurs under both scheduler classes: its window is between the frontend and EngineCore's input
+ * queue, whatever the number of batches in flight.
+ *
  * <p><b>Invariant</b> (FE2 of reference §5): an ABORT finishes the request it was computed for; and FE3's converse: no
  * engine request runs without the frontend state that receives its output.
  *

@@ -50,6 +50,9 @@ import vllmrace.races.RaceScenario;
  *                            ADD(X@2) -> Scheduler.add_request: X already held -> duplicate id
  * </pre>
  *
+ * <p><b>Scheduler.</b> Occurs under both scheduler classes: its window is between the frontend and EngineCore's input
+ * queue, whatever the number of batches in flight.
+ *
  * <p><b>Invariant</b> (FE1 of reference §5, and #15326's frontend scope ⊇ EngineCore scope): at most one request per id
  * in EngineCore. The wire order ADD(X@1) ABORT(X@1) ADD(X@2) is exactly what #15326 enforces, and still is not enough
  * (upstream today: the "duplicate request id" assert kills EngineCore; 2025-H1: X@2 overwrites the entry).

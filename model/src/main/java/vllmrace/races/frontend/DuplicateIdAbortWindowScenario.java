@@ -45,6 +45,9 @@ import vllmrace.races.RaceScenario;
  *                                                                                 7. ABORT(X) finishes X@2
  * </pre>
  *
+ * <p><b>Scheduler.</b> Occurs under both scheduler classes: its window is between the frontend and EngineCore's input
+ * queue, whatever the number of batches in flight.
+ *
  * <p><b>Invariant</b> (FE1, FE2 of reference §5): frontend scope ⊇ EngineCore scope, so at most one live request per id
  * reaches EngineCore and an ABORT finishes the request it was computed for.
  *

@@ -49,6 +49,9 @@ import vllmrace.races.RaceScenario;
  *                                                                                     7. ABORT(X) finishes X@2
  * </pre>
  *
+ * <p><b>Scheduler.</b> Occurs under both scheduler classes: its window is between the frontend and EngineCore's input
+ * queue, whatever the number of batches in flight.
+ *
  * <p><b>Invariant</b> (FE1, FE2, FE3 of reference §5): frontend scope ⊇ EngineCore scope, so at most one live request per
  * id reaches EngineCore, an ABORT finishes the request it was computed for, and every caller gets a final output.
  *

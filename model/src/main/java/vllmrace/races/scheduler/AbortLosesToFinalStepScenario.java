@@ -2,6 +2,7 @@ package vllmrace.races.scheduler;
 
 import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
+import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.races.Clean;
 import vllmrace.races.ModellingError;
@@ -35,6 +36,10 @@ import vllmrace.races.Violating;
  *                                                                                          5. ABORT(R) applied: skipped
  * </pre>
  *
+ * <p><b>Scheduler.</b> Occurs under both scheduler classes: with the sync {@code Scheduler} (one batch in flight) the
+ * client's message or the transfer report still lands while the step in flight executes, as {@code EngineCore.step}
+ * runs it; found there too.
+ *
  * <p><b>Invariant</b> (#29987): an abort received before the output of the in-flight step is processed takes precedence
  * over normal completion.
  *
@@ -54,16 +59,16 @@ public final class AbortLosesToFinalStepScenario extends SchedulerRaceScenario {
     }
 
     public AbortLosesToFinalStepScenario(FixSet fixes) {
-        this(fixes, Params.DEFAULT);
+        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /** The scenario at one point of its family (see the race's grid). */
-    public AbortLosesToFinalStepScenario(FixSet fixes, Params p) {
-        super(new EngineCoreRig(fixes, SavePolicy.ON_SUCCESS, 4));
+    public AbortLosesToFinalStepScenario(FixSet fixes, Configuration config, Params p) {
+        super(new EngineCoreRig(fixes, config, SavePolicy.ON_SUCCESS, 4));
         sendFamily(REQUEST_ID, p);
-        rig.runBusyLoopOnce(); // ADD applied; schedule(1) runs R's final step; the loop does not block yet
+        rig.dispatchStep(); // ADD applied; schedule(1) runs R's final step, in flight
         rig.track(REQUEST_ID);
-        actors(rig.clientAbort(REQUEST_ID), rig.busyLoop().iteration().build());
+        actors(rig.clientAbort(REQUEST_ID), rig.busyLoop().finishStepInFlight().iteration().build());
     }
 
     @Override

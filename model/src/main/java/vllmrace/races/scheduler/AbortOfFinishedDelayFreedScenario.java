@@ -2,6 +2,7 @@ package vllmrace.races.scheduler;
 
 import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
+import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.races.Clean;
 import vllmrace.races.ModellingError;
@@ -44,6 +45,10 @@ import vllmrace.races.Violating;
  * <p>The reported and fixed variants have seed 003's proposed skip of late reports ON, so the final assert is logged and
  * skipped; the verdict reads the double {@code _free_request} (SC1) itself.
  *
+ * <p><b>Scheduler.</b> Occurs under both scheduler classes: with the sync {@code Scheduler} (one batch in flight) the
+ * client's message or the transfer report still lands while the step in flight executes, as {@code EngineCore.step}
+ * runs it; found there too.
+ *
  * <p><b>Invariants</b> (reference §5): SC1 {@code _free_request} at most once; SC2 {@code _free_blocks} once; SC5 a
  * delay-freed request gets exactly one releasing event.
  *
@@ -63,17 +68,17 @@ public final class AbortOfFinishedDelayFreedScenario extends SchedulerRaceScenar
     }
 
     public AbortOfFinishedDelayFreedScenario(FixSet fixes) {
-        this(fixes, Params.DEFAULT);
+        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /** The scenario at one point of its family (see the race's grid). */
-    public AbortOfFinishedDelayFreedScenario(FixSet fixes, Params p) {
-        super(new EngineCoreRig(fixes, SavePolicy.ON_SUCCESS, 4));
+    public AbortOfFinishedDelayFreedScenario(FixSet fixes, Configuration config, Params p) {
+        super(new EngineCoreRig(fixes, config, SavePolicy.ON_SUCCESS, 4));
         sendFamily(REQUEST_ID, p);
-        rig.runBusyLoopOnce(); // ADD applied; schedule(1) runs R's final step; the loop does not block yet
+        rig.dispatchStep(); // ADD applied; schedule(1) runs R's final step, in flight
         rig.track(REQUEST_ID);
         actors(rig.clientAbort(REQUEST_ID),
-                rig.busyLoop().iteration().workerTransfersComplete().iteration().iteration().build());
+                rig.busyLoop().finishStepInFlight().iteration().workerTransfersComplete().iteration().iteration().build());
     }
 
     @Override

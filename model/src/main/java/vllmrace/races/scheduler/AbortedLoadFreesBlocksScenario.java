@@ -2,6 +2,7 @@ package vllmrace.races.scheduler;
 
 import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
+import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
@@ -36,6 +37,10 @@ import vllmrace.races.Violating;
  *                                            8. worker: R's load lands in B -> R2's KV overwritten
  * </pre>
  *
+ * <p><b>Scheduler.</b> Occurs under both scheduler classes: with the sync {@code Scheduler} (one batch in flight) the
+ * client's message or the transfer report still lands while the step in flight executes, as {@code EngineCore.step}
+ * runs it; found there too.
+ *
  * <p><b>Invariant</b> (SC4): a block that an in-flight load writes is not returned to the pool until
  * {@code finished_recving} of that load.
  *
@@ -54,17 +59,17 @@ public final class AbortedLoadFreesBlocksScenario extends SchedulerRaceScenario 
     }
 
     public AbortedLoadFreesBlocksScenario(FixSet fixes) {
-        this(fixes, Params.DEFAULT);
+        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /** The scenario at one point of its family (see the race's grid). */
-    public AbortedLoadFreesBlocksScenario(FixSet fixes, Params p) {
-        this(fixes, p.get("promptBlocks", 1, 1));
+    public AbortedLoadFreesBlocksScenario(FixSet fixes, Configuration config, Params p) {
+        this(fixes, config, p.get("promptBlocks", 1, 1));
     }
 
     /** R's prompt fills {@code blocks} blocks, and so does the pool: R2 gets them only if they are freed. */
-    private AbortedLoadFreesBlocksScenario(FixSet fixes, int blocks) {
-        super(new EngineCoreRig(fixes, SavePolicy.NEVER, blocks));
+    private AbortedLoadFreesBlocksScenario(FixSet fixes, Configuration config, int blocks) {
+        super(new EngineCoreRig(fixes, config, SavePolicy.NEVER, blocks));
         rig.connector().remotePrefill(REQUEST_ID, 4 * blocks);
         rig.sendAdd(REQUEST_ID, 4 * blocks, 1);
         rig.sendAdd(OTHER_REQUEST_ID, 4 * blocks, 1);

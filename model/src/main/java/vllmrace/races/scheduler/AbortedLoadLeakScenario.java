@@ -6,6 +6,7 @@ import java.util.stream.Collectors;
 import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.Violation;
 import vllmrace.model.detect.ViolationKind;
+import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
@@ -42,6 +43,10 @@ import vllmrace.races.Violating;
  *                                                                                             requests, blocks held
  * </pre>
  *
+ * <p><b>Scheduler.</b> Occurs under both scheduler classes: with the sync {@code Scheduler} (one batch in flight) the
+ * client's message or the transfer report still lands while the step in flight executes, as {@code EngineCore.step}
+ * runs it; found there too.
+ *
  * <p><b>Invariant</b> (SC5): every delay-freed request has exactly one future event that frees it.
  *
  * <p><b>Verdicts.</b> Reported ({@code DELAY_FREE_UNLESS_RECVED} off: the PR's first, naive flag): some interleaving shows
@@ -54,23 +59,25 @@ public final class AbortedLoadLeakScenario extends SchedulerRaceScenario {
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {
         @Clean("R aborted (waiting for its recv, after it, or running); its blocks freed exactly once") ABORTED,
+        @Clean("R finished normally before its ABORT was applied (the sync Scheduler processed its step in the same "
+                + "busy-loop iteration); the abort was a no-op, its blocks freed once") FINISHED_BEFORE_ABORT,
         @Violating("R aborted after its finished_recving arrived, free delayed for a report that never comes: "
                 + "R stays in requests holding its blocks (SC5)") LEAK,
         @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
     }
 
     public AbortedLoadLeakScenario(FixSet fixes) {
-        this(fixes, Params.DEFAULT);
+        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /** The scenario at one point of its family (see the race's grid). */
-    public AbortedLoadLeakScenario(FixSet fixes, Params p) {
-        this(fixes, p.get("promptBlocks", 1, 1));
+    public AbortedLoadLeakScenario(FixSet fixes, Configuration config, Params p) {
+        this(fixes, config, p.get("promptBlocks", 1, 1));
     }
 
     /** R's prompt fills {@code blocks} blocks. */
-    private AbortedLoadLeakScenario(FixSet fixes, int blocks) {
-        super(new EngineCoreRig(fixes, SavePolicy.NEVER, 4 * blocks));
+    private AbortedLoadLeakScenario(FixSet fixes, Configuration config, int blocks) {
+        super(new EngineCoreRig(fixes, config, SavePolicy.NEVER, 4 * blocks));
         rig.connector().remotePrefill(REQUEST_ID, 4 * blocks);
         rig.sendAdd(REQUEST_ID, 4 * blocks, 1);
         rig.runBusyLoopOnce(); // ADD applied; schedule(1) starts the async load; update_from_output(1)
@@ -94,6 +101,10 @@ public final class AbortedLoadLeakScenario extends SchedulerRaceScenario {
         if (!rig.violations().isEmpty() || actorFailed() || !rig.allFreed()) {
             return Outcome.UNEXPECTED;
         }
-        return rig.request(REQUEST_ID).status() == RequestStatus.FINISHED_ABORTED ? Outcome.ABORTED : Outcome.UNEXPECTED;
+        return switch (rig.request(REQUEST_ID).status()) {
+            case FINISHED_ABORTED -> Outcome.ABORTED;
+            case FINISHED_LENGTH_CAPPED -> Outcome.FINISHED_BEFORE_ABORT;
+            default -> Outcome.UNEXPECTED;
+        };
     }
 }

@@ -2,6 +2,7 @@ package vllmrace.races.scheduler;
 
 import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
+import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.kv.TransferTarget;
 import vllmrace.model.sched.RequestStatus;
@@ -41,6 +42,10 @@ import vllmrace.races.Violating;
  *                                                                                          7. update_from_output(2) ...
  * </pre>
  *
+ * <p><b>Scheduler.</b> AsyncScheduler only: it needs step N+1 in flight while {@code update_from_output(N)} frees the
+ * blocks. With the sync {@code Scheduler} (one batch in flight) the set-up state does not exist, and #45357 does not
+ * defer ({@code max_concurrent_batches} is 1). vLLM main, sync scheduling: does not occur.
+ *
  * <p><b>Invariant</b> (SC4): a block does not return to the free queue while a dispatched, unprocessed step can still
  * write it.
  *
@@ -63,12 +68,12 @@ public final class AsyncFreeUnderInFlightStepScenario extends SchedulerRaceScena
     }
 
     public AsyncFreeUnderInFlightStepScenario(FixSet fixes) {
-        this(fixes, Params.DEFAULT);
+        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /** The scenario at one point of its family: {@code maxTokens} of R (default 3; R stops at its first token). */
-    public AsyncFreeUnderInFlightStepScenario(FixSet fixes, Params p) {
-        super(new EngineCoreRig(fixes, SavePolicy.NEVER, 1));
+    public AsyncFreeUnderInFlightStepScenario(FixSet fixes, Configuration config, Params p) {
+        super(new EngineCoreRig(fixes, config, SavePolicy.NEVER, 1));
         int bs = EngineCoreRig.BLOCK_SIZE;
         rig.sendAdd(REQUEST_ID, bs - 1, p.get("maxTokens", 3, 2), 1);
         rig.connector().remotePrefill(LOADING, bs);

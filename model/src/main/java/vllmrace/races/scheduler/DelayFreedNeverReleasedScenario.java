@@ -2,6 +2,7 @@ package vllmrace.races.scheduler;
 
 import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
+import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
@@ -39,6 +40,10 @@ import vllmrace.races.Violating;
  *                                                                                             changes; R holds its blocks
  * </pre>
  *
+ * <p><b>Scheduler.</b> Occurs under both scheduler classes: with the sync {@code Scheduler} (one batch in flight) the
+ * client's message or the transfer report still lands while the step in flight executes, as {@code EngineCore.step}
+ * runs it; found there too.
+ *
  * <p><b>Invariant</b> (SC5, LV2): every delay-freed request is eventually released.
  *
  * <p><b>Window.</b> None between the actors: the event R is owed never comes, so every schedule leaks; only the fix's own
@@ -60,16 +65,16 @@ public final class DelayFreedNeverReleasedScenario extends SchedulerRaceScenario
     }
 
     public DelayFreedNeverReleasedScenario(FixSet fixes) {
-        this(fixes, Params.DEFAULT);
+        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /** The scenario at one point of its family (see the race's grid): {@code promptBlocks} (default 1). */
-    public DelayFreedNeverReleasedScenario(FixSet fixes, Params p) {
-        this(fixes, p.get("promptBlocks", 1, 1));
+    public DelayFreedNeverReleasedScenario(FixSet fixes, Configuration config, Params p) {
+        this(fixes, config, p.get("promptBlocks", 1, 1));
     }
 
-    private DelayFreedNeverReleasedScenario(FixSet fixes, int blocks) {
-        super(new EngineCoreRig(fixes, SavePolicy.NEVER, 4 * blocks));
+    private DelayFreedNeverReleasedScenario(FixSet fixes, Configuration config, int blocks) {
+        super(new EngineCoreRig(fixes, config, SavePolicy.NEVER, 4 * blocks));
         rig.connector().remotePrefill(REQUEST_ID, 4 * blocks);
         rig.sendAdd(REQUEST_ID, 4 * blocks, 1);
         rig.runBusyLoopOnce(); // ADD applied; schedule(1) allocates R's blocks and registers the receive

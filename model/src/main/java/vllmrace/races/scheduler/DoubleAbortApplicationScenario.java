@@ -45,6 +45,10 @@ import vllmrace.races.Violating;
  *                                                                                             an output
  * </pre>
  *
+ * <p><b>Scheduler.</b> Occurs under both scheduler classes: with the sync {@code Scheduler} (one batch in flight) the
+ * client's message or the transfer report still lands while the step in flight executes, as {@code EngineCore.step}
+ * runs it; found there too.
+ *
  * <p><b>Invariant</b> (FE2): an ABORT finishes the request it was sent for, never a later request under its id.
  *
  * <p><b>Window.</b> Both sequential orders show it (the ABORT and the ADD arriving between two busy-loop iterations is the
@@ -79,7 +83,7 @@ public final class DoubleAbortApplicationScenario extends SchedulerRaceScenario 
 
     /** The scenario at one point of its family: {@code maxTokens} of X and Y (default 4). */
     public DoubleAbortApplicationScenario(FixSet fixes, Configuration config, Params p) {
-        super(new EngineCoreRig(fixes, SavePolicy.NEVER, 8));
+        super(new EngineCoreRig(fixes, config, SavePolicy.NEVER, 8));
         int maxTokens = p.get("maxTokens", 4, 2);
         // the frontend's assign_request_id: with #27987 each ADD gets its own engine id
         first = InputProcessor.assignRequestId(fixes, config, REQUEST_ID, 1);
@@ -87,7 +91,7 @@ public final class DoubleAbortApplicationScenario extends SchedulerRaceScenario 
         rig.sendAdd(first, 4, maxTokens);
         rig.sendAdd(OTHER, 4, maxTokens);
         rig.runBusyLoopOnce(); // both added; schedule(1)
-        rig.runBusyLoopOnce(); // schedule(2): the batch queue is full, the loop blocks on step 1
+        rig.dispatchStep(); // schedule(2) in flight (async: the batch queue is full, the loop blocked on step 1)
         rig.track(first);
         Coroutine<Void> client = Coroutine.builder(rig.busyLoopEvents(), "client: abort(X), add_request(X)")
                 .step("EngineCoreProc.process_input_sockets: ABORT(" + first + ") -> aborts_queue, input_queue",
@@ -98,7 +102,7 @@ public final class DoubleAbortApplicationScenario extends SchedulerRaceScenario 
                             rig.engineCore().processInputSockets();
                         })
                 .build();
-        actors(client, rig.busyLoop().iteration().iteration().build());
+        actors(client, rig.busyLoop().finishStepInFlight().iteration().iteration().build());
     }
 
     @Override

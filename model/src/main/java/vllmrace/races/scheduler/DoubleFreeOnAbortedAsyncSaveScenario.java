@@ -2,6 +2,7 @@ package vllmrace.races.scheduler;
 
 import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
+import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.races.Clean;
 import vllmrace.races.ModellingError;
@@ -43,6 +44,10 @@ import vllmrace.races.Violating;
  * <p>The reported and fixed variants have seed 003's proposed skip of late reports ON, so the final assert is logged and
  * skipped; the verdict reads the double {@code _free_request} (SC1) itself. On vLLM main (no skip) the engine dies.
  *
+ * <p><b>Scheduler.</b> Occurs under both scheduler classes: with the sync {@code Scheduler} (one batch in flight) the
+ * client's message or the transfer report still lands while the step in flight executes, as {@code EngineCore.step}
+ * runs it; found there too.
+ *
  * <p><b>Invariants</b> (reference §5): SC1 {@code _free_request} / {@code request_finished} at most once per request, SC2
  * {@code _free_blocks} once, SC3 no model output applied to a finished request.
  *
@@ -66,12 +71,12 @@ public final class DoubleFreeOnAbortedAsyncSaveScenario extends SchedulerRaceSce
     }
 
     public DoubleFreeOnAbortedAsyncSaveScenario(FixSet fixes) {
-        this(fixes, Params.DEFAULT);
+        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /** The scenario at one point of its family (see the race's grid). */
-    public DoubleFreeOnAbortedAsyncSaveScenario(FixSet fixes, Params p) {
-        super(new EngineCoreRig(fixes, SavePolicy.ALWAYS, 4));
+    public DoubleFreeOnAbortedAsyncSaveScenario(FixSet fixes, Configuration config, Params p) {
+        super(new EngineCoreRig(fixes, config, SavePolicy.ALWAYS, 4));
         sendFamily(REQUEST_ID, p);
         rig.engineCore().processInputQueue();
         rig.track(REQUEST_ID);

@@ -16,7 +16,9 @@ import vllmrace.model.engine.EngineCoreMessage;
 import vllmrace.model.engine.EngineCoreOutput;
 import vllmrace.model.engine.EngineCoreRequest;
 import vllmrace.model.engine.Fifo;
+import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
+import vllmrace.model.sched.KvLoadFailurePolicy;
 import vllmrace.model.kv.BlockPool;
 import vllmrace.model.kv.KvCacheManager;
 import vllmrace.model.sched.Request;
@@ -50,26 +52,36 @@ public final class EngineCoreRig {
     private final TestAsyncConnector connector;
     private final Scheduler scheduler;
     private final EngineCore engineCore;
+    private final int batchQueueSize;
     private final Map<String, Long> arrivalTimes = new HashMap<>();
     private final Map<String, Request> tracked = new HashMap<>();
     private final Map<String, String> finishReasons = new HashMap<>();
     private long arrivalClock;
 
     public EngineCoreRig(FixSet fixes, TestAsyncConnector.SavePolicy savePolicy, int numGpuBlocks) {
-        this(fixes, savePolicy, numGpuBlocks, BATCH_QUEUE_SIZE);
+        this(fixes, Configuration.DEFAULT, savePolicy, numGpuBlocks, BATCH_QUEUE_SIZE);
+    }
+
+    /** As {@link #EngineCoreRig(FixSet, TestAsyncConnector.SavePolicy, int)} under a deployment's configuration. */
+    public EngineCoreRig(FixSet fixes, Configuration config, TestAsyncConnector.SavePolicy savePolicy, int numGpuBlocks) {
+        this(fixes, config, savePolicy, numGpuBlocks, BATCH_QUEUE_SIZE);
     }
 
     /**
-     * As {@link #EngineCoreRig(FixSet, TestAsyncConnector.SavePolicy, int)} with a deeper batch queue: {@code batch_queue_size}
+     * As {@link #EngineCoreRig(FixSet, Configuration, TestAsyncConnector.SavePolicy, int)} with a deeper batch queue: {@code batch_queue_size}
      * is {@code max_concurrent_batches}, more than 2 with pipeline parallelism, so schedule(N+2) also runs before
      * update_from_output(N).
      */
-    public EngineCoreRig(FixSet fixes, TestAsyncConnector.SavePolicy savePolicy, int numGpuBlocks, int batchQueueSize) {
+    public EngineCoreRig(FixSet fixes, Configuration config, TestAsyncConnector.SavePolicy savePolicy, int numGpuBlocks,
+                         int batchQueueSize) {
         blockPool = new BlockPool(numGpuBlocks, violations);
         kvCacheManager = new KvCacheManager(blockPool, BLOCK_SIZE, violations);
         connector = new TestAsyncConnector(kvCacheManager, savePolicy, fixes);
-        scheduler = new Scheduler(fixes, violations, kvCacheManager, connector);
-        engineCore = new EngineCore(scheduler, inputSocket, outputSocket, violations, stepLog, connector, batchQueueSize);
+        // the sync Scheduler at pipeline-parallel size 1 keeps one batch in flight (EngineCore.step)
+        int batches = config.batchQueueSize(batchQueueSize);
+        this.batchQueueSize = batches;
+        scheduler = new Scheduler(fixes, violations, kvCacheManager, connector, KvLoadFailurePolicy.FAIL, config.schedulerKind(), batches);
+        engineCore = new EngineCore(scheduler, inputSocket, outputSocket, violations, stepLog, connector, batches);
     }
 
     /** Set-up: the client's ADD goes on the input socket (applied at the next {@code _process_input_queue}). */
@@ -89,6 +101,26 @@ public final class EngineCoreRig {
         Request request = Objects.requireNonNull(scheduler.getRequest(requestId), () -> requestId + " is not in the scheduler");
         tracked.put(requestId, request);
         return request;
+    }
+
+    /**
+     * Set-up: inputs applied and the next step dispatched, in flight. With the AsyncScheduler one busy-loop iteration
+     * (the loop blocks on the oldest step only once the queue is full); with the sync Scheduler (one batch in flight)
+     * {@code EngineCore.step} up to {@code execute_model}: the model runs while the client's messages arrive, and
+     * {@link BusyLoop#finishStepInFlight()} is the rest of that step.
+     */
+    public void dispatchStep() {
+        if (batchQueueSize > 1) {
+            runBusyLoopOnce();
+            return;
+        }
+        engineCore.processInputQueue();
+        engineCore.scheduleBatch();
+    }
+
+    /** Whether EngineCore keeps one batch in flight ({@code EngineCore.step}: the sync Scheduler at pipeline-parallel size 1). */
+    public boolean oneBatchInFlight() {
+        return batchQueueSize == 1;
     }
 
     /** Set-up: one busy-loop iteration, run directly. */
@@ -168,6 +200,15 @@ public final class EngineCoreRig {
                 collectOutputs();
             });
             return this;
+        }
+
+        /**
+         * With one batch in flight, the rest of {@code EngineCore.step} after {@link #dispatchStep()}: the result,
+         * {@code _process_aborts_queue} and {@code update_from_output}; nothing with the AsyncScheduler, whose next
+         * {@link #iteration()} processes the oldest step once it blocks on it.
+         */
+        public BusyLoop finishStepInFlight() {
+            return oneBatchInFlight() ? processOldestBatch() : this;
         }
 
         /** A worker event: every in-flight async load/save completes (reported by the next {@code get_finished}). */

@@ -2,6 +2,7 @@ package vllmrace.races.scheduler;
 
 import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
+import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.races.Clean;
 import vllmrace.races.ModellingError;
@@ -39,6 +40,10 @@ import vllmrace.races.Violating;
  *                                                                                             changes; R holds its blocks
  * </pre>
  *
+ * <p><b>Scheduler.</b> Occurs under both scheduler classes: with the sync {@code Scheduler} (one batch in flight) the
+ * client's message or the transfer report still lands while the step in flight executes, as {@code EngineCore.step}
+ * runs it; found there too.
+ *
  * <p><b>Invariant</b> (SC5, LV2): a delay-freed request's releasing event is eventually observed: after every transfer
  * completed and {@link vllmrace.model.detect.Settle#SETTLED_ITERATIONS} more iterations changed nothing, no finished request
  * holds blocks.
@@ -62,12 +67,12 @@ public final class IdleWithDelayFreedOnlyScenario extends SchedulerRaceScenario 
     }
 
     public IdleWithDelayFreedOnlyScenario(FixSet fixes) {
-        this(fixes, Params.DEFAULT);
+        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /** The scenario at one point of its family (see the race's grid). */
-    public IdleWithDelayFreedOnlyScenario(FixSet fixes, Params p) {
-        super(new EngineCoreRig(fixes, SavePolicy.ON_SUCCESS, 4 + 4 * p.get("otherRequests", 0, 0)));
+    public IdleWithDelayFreedOnlyScenario(FixSet fixes, Configuration config, Params p) {
+        super(new EngineCoreRig(fixes, config, SavePolicy.ON_SUCCESS, 4 + 4 * p.get("otherRequests", 0, 0)));
         sendFamily(REQUEST_ID, p);
         rig.runBusyLoopOnce(); // ADD applied; schedule(1) runs R's final step
         rig.track(REQUEST_ID);

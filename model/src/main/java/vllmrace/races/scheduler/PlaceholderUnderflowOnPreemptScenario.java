@@ -3,6 +3,7 @@ package vllmrace.races.scheduler;
 import java.util.List;
 import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
+import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
@@ -55,6 +56,9 @@ import vllmrace.races.Violating;
  *                                               to -1: assert, EngineCore dies
  * </pre>
  *
+ * <p><b>Scheduler.</b> AsyncScheduler only: the sync {@code Scheduler} reserves no output placeholders, so every
+ * interleaving is clean with it. vLLM main, sync scheduling: does not occur.
+ *
  * <p><b>Invariant</b> (SC6): {@code num_output_placeholders}, the sampling positions dispatched but not yet delivered, is
  * never negative.
  *
@@ -85,21 +89,21 @@ public final class PlaceholderUnderflowOnPreemptScenario extends SchedulerRaceSc
     }
 
     public PlaceholderUnderflowOnPreemptScenario(FixSet fixes) {
-        this(fixes, Params.DEFAULT);
+        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /** The scenario at one point of its family: {@code promptBlocks} (A's and R's prompts in blocks, default 1; the pool grows). */
-    public PlaceholderUnderflowOnPreemptScenario(FixSet fixes, Params p) {
-        this(fixes, p.get("promptBlocks", 1, 1));
+    public PlaceholderUnderflowOnPreemptScenario(FixSet fixes, Configuration config, Params p) {
+        this(fixes, config, p.get("promptBlocks", 1, 1));
     }
 
-    private PlaceholderUnderflowOnPreemptScenario(FixSet fixes, int blocks) {
-        super(new EngineCoreRig(fixes, SavePolicy.ON_SUCCESS, 1 + 2 * blocks, BATCH_QUEUE_SIZE));
+    private PlaceholderUnderflowOnPreemptScenario(FixSet fixes, Configuration config, int blocks) {
+        super(new EngineCoreRig(fixes, config, SavePolicy.ON_SUCCESS, 1 + 2 * blocks, BATCH_QUEUE_SIZE));
         int bs = EngineCoreRig.BLOCK_SIZE;
         rig.sendAdd(ABORTED, 2, 2);
         rig.sendAdd(PRESSURE, blocks * bs, 3);
         rig.sendAdd(REQUEST_ID, blocks * bs, 3);
-        rig.runBusyLoopOnce(); // ADDs applied; schedule(1) runs C, A and R; the loop does not block yet
+        rig.dispatchStep(); // ADDs applied; schedule(1) runs C, A and R, in flight
         for (String id : List.of(ABORTED, PRESSURE, REQUEST_ID)) {
             rig.track(id);
         }
@@ -107,7 +111,7 @@ public final class PlaceholderUnderflowOnPreemptScenario extends SchedulerRaceSc
             throw new IllegalStateException("set-up: C, A and R were expected running in a full pool, free "
                     + rig.blockPool().numFreeBlocks() + ", running " + rig.scheduler().runningSnapshot());
         }
-        actors(rig.clientAbort(ABORTED), rig.busyLoop().iteration().iteration().iteration().iteration().build());
+        actors(rig.clientAbort(ABORTED), rig.busyLoop().finishStepInFlight().iteration().iteration().iteration().iteration().build());
     }
 
     @Override

@@ -2,6 +2,7 @@ package vllmrace.races.scheduler;
 
 import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
+import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
@@ -48,6 +49,10 @@ import vllmrace.races.Violating;
  *                                                                                             blocks: nothing is sent
  * </pre>
  *
+ * <p><b>Scheduler.</b> AsyncScheduler only (#50297: "P/D and async scheduling"): with one batch in flight R's final
+ * step is processed before the next {@code schedule()} can preempt it, so every interleaving is clean with the sync
+ * {@code Scheduler}. vLLM main, sync scheduling: does not occur.
+ *
  * <p><b>Invariant</b> (CN3): a KV producer's {@code request_finished} for a normally finished request that computed KV
  * carries the blocks holding that KV.
  *
@@ -75,24 +80,24 @@ public final class PreemptedInFinalStepEmptyBlocksScenario extends SchedulerRace
     }
 
     public PreemptedInFinalStepEmptyBlocksScenario(FixSet fixes) {
-        this(fixes, Params.DEFAULT);
+        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /**
      * The scenario at one point of its family: {@code promptBlocks} (A's and R's prompts in blocks, default 1; the pool
      * grows with them), {@code stopToken} (1: R's first output token is a stop token, max_tokens 2, FINISHED_STOPPED).
      */
-    public PreemptedInFinalStepEmptyBlocksScenario(FixSet fixes, Params p) {
-        this(fixes, p.get("promptBlocks", 1, 1), p.get("stopToken", 0, 0) == 1);
+    public PreemptedInFinalStepEmptyBlocksScenario(FixSet fixes, Configuration config, Params p) {
+        this(fixes, config, p.get("promptBlocks", 1, 1), p.get("stopToken", 0, 0) == 1);
     }
 
-    private PreemptedInFinalStepEmptyBlocksScenario(FixSet fixes, int blocks, boolean stop) {
-        super(new EngineCoreRig(fixes, SavePolicy.ON_SUCCESS, 1 + 2 * blocks));
+    private PreemptedInFinalStepEmptyBlocksScenario(FixSet fixes, Configuration config, int blocks, boolean stop) {
+        super(new EngineCoreRig(fixes, config, SavePolicy.ON_SUCCESS, 1 + 2 * blocks));
         int bs = EngineCoreRig.BLOCK_SIZE;
         rig.sendAdd(ABORTED, 2, 2);
         rig.sendAdd(PRESSURE, blocks * bs, 2);
         rig.sendAdd(REQUEST_ID, blocks * bs, stop ? 2 : 1, stop ? 1 : 0);
-        rig.runBusyLoopOnce(); // ADDs applied; schedule(1) runs C, A and R's final step; the loop does not block yet
+        rig.dispatchStep(); // ADDs applied; schedule(1) runs C, A and R's final step, in flight
         rig.track(ABORTED);
         rig.track(PRESSURE);
         rig.track(REQUEST_ID);
@@ -100,7 +105,7 @@ public final class PreemptedInFinalStepEmptyBlocksScenario extends SchedulerRace
             throw new IllegalStateException("set-up: C, A and R were expected running in a full pool, free "
                     + rig.blockPool().numFreeBlocks() + ", running " + rig.scheduler().runningSnapshot());
         }
-        actors(rig.clientAbort(ABORTED), rig.busyLoop().iteration().build());
+        actors(rig.clientAbort(ABORTED), rig.busyLoop().finishStepInFlight().iteration().build());
     }
 
     @Override
@@ -110,7 +115,8 @@ public final class PreemptedInFinalStepEmptyBlocksScenario extends SchedulerRace
                 && rig.violations().all().stream().allMatch(v -> v.kind() == ViolationKind.EMPTY_KV_HANDOFF)) {
             return Outcome.EMPTY_HANDOFF;
         }
-        if (rig.request(ABORTED).status() != RequestStatus.FINISHED_ABORTED
+        RequestStatus c = rig.request(ABORTED).status(); // with one batch in flight C may finish before its ABORT lands
+        if ((c != RequestStatus.FINISHED_ABORTED && c != RequestStatus.FINISHED_LENGTH_CAPPED)
                 || rig.request(PRESSURE).status() != RequestStatus.FINISHED_LENGTH_CAPPED
                 || rig.connector().requestFinishedCalls(PRESSURE) != 1 || rig.connector().requestFinishedCalls(ABORTED) != 1) {
             return Outcome.UNEXPECTED;

@@ -43,6 +43,9 @@ import vllmrace.races.Violating;
  *                                               (engine dead)
  * </pre>
  *
+ * <p><b>Scheduler.</b> AsyncScheduler only: the underflow is of the AsyncScheduler's output placeholders; with the sync
+ * {@code Scheduler} every interleaving is clean. vLLM main, sync scheduling: does not occur.
+ *
  * <p><b>Invariant</b> (SC6): {@code num_output_placeholders >= 0}: a step's output is applied only to the request it was
  * scheduled for.
  *
@@ -83,14 +86,14 @@ public final class ReusedIdStaleOutputUnderflowScenario extends SchedulerRaceSce
 
     /** The scenario at one point of its family: {@code maxTokens} of A and B (default 2). */
     public ReusedIdStaleOutputUnderflowScenario(FixSet fixes, Configuration config, Params p) {
-        super(new EngineCoreRig(fixes, SavePolicy.NEVER, 3));
+        super(new EngineCoreRig(fixes, config, SavePolicy.NEVER, 3));
         int maxTokens = p.get("maxTokens", 2, 2);
         // the frontend's assign_request_id: with #27987 each ADD gets its own engine id
         first = InputProcessor.assignRequestId(fixes, config, REQUEST_ID, 1);
         second = InputProcessor.assignRequestId(fixes, config, REQUEST_ID, 2);
         rig.sendAdd(first, 2 * EngineCoreRig.BLOCK_SIZE, maxTokens);
         rig.sendAdd(OTHER, 2 * EngineCoreRig.BLOCK_SIZE, maxTokens);
-        rig.runBusyLoopOnce(); // both added; schedule(1) runs A's prefill (B waits for blocks); the loop does not block
+        rig.dispatchStep(); // both added; schedule(1) runs A's prefill (B waits for blocks), in flight
         rig.track(first);
         Coroutine<Void> client = Coroutine.builder(rig.busyLoopEvents(), "client: cancel A, resubmit A")
                 .step("EngineCoreProc.process_input_sockets: ABORT(" + first + ")", () -> rig.abortArrives(first))
@@ -99,7 +102,7 @@ public final class ReusedIdStaleOutputUnderflowScenario extends SchedulerRaceSce
                     rig.engineCore().processInputSockets();
                 })
                 .build();
-        actors(client, rig.busyLoop().iteration().build());
+        actors(client, rig.busyLoop().finishStepInFlight().iteration().build());
     }
 
     @Override

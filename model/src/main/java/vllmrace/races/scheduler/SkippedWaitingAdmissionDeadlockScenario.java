@@ -3,6 +3,7 @@ package vllmrace.races.scheduler;
 import java.util.List;
 import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
+import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
@@ -43,6 +44,10 @@ import vllmrace.races.Violating;
  *                                                                                             empty, nothing changes
  * </pre>
  *
+ * <p><b>Scheduler.</b> Occurs under both scheduler classes: with the sync {@code Scheduler} (one batch in flight) the
+ * client's message or the transfer report still lands while the step in flight executes, as {@code EngineCore.step}
+ * runs it; found there too.
+ *
  * <p><b>Invariant</b> (LV1): after every transfer completed and k more iterations changed nothing, no request is
  * unfinished.
  *
@@ -63,16 +68,16 @@ public final class SkippedWaitingAdmissionDeadlockScenario extends SchedulerRace
     }
 
     public SkippedWaitingAdmissionDeadlockScenario(FixSet fixes) {
-        this(fixes, Params.DEFAULT);
+        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /** The scenario at one point of its family (see the race's grid): {@code promptBlocks} scales both prompts and the pool. */
-    public SkippedWaitingAdmissionDeadlockScenario(FixSet fixes, Params p) {
-        this(fixes, p.get("promptBlocks", 1, 1));
+    public SkippedWaitingAdmissionDeadlockScenario(FixSet fixes, Configuration config, Params p) {
+        this(fixes, config, p.get("promptBlocks", 1, 1));
     }
 
-    private SkippedWaitingAdmissionDeadlockScenario(FixSet fixes, int scale) {
-        super(new EngineCoreRig(fixes, SavePolicy.NEVER, 4 * scale));
+    private SkippedWaitingAdmissionDeadlockScenario(FixSet fixes, Configuration config, int scale) {
+        super(new EngineCoreRig(fixes, config, SavePolicy.NEVER, 4 * scale));
         int bs = EngineCoreRig.BLOCK_SIZE;
         rig.connector().chunkBeingWritten(BLOCKLESS);
         rig.connector().remotePrefill(LOADING, 2 * scale * bs);

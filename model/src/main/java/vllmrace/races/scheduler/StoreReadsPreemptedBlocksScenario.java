@@ -2,7 +2,9 @@ package vllmrace.races.scheduler;
 
 import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
+import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
+import vllmrace.model.sched.SchedulerKind;
 import vllmrace.races.Clean;
 import vllmrace.races.ModellingError;
 import vllmrace.races.Params;
@@ -39,6 +41,10 @@ import vllmrace.races.Violating;
  *      is PUT under R's key (SC4)
  * </pre>
  *
+ * <p><b>Scheduler.</b> Occurs under both scheduler classes: the store job reads on its own thread, not in a batch. With the sync
+ * {@code Scheduler} (one batch in flight) schedule(1)'s output is processed in the set-up, and R has max_tokens 2 so it
+ * still runs when schedule(2) preempts it.
+ *
  * <p><b>Invariant</b> (SC4): a block an outstanding reader needs keeps {@code ref_cnt >= 1}, whatever happens to the
  * request (finish, preemption, abort).
  *
@@ -62,20 +68,27 @@ public final class StoreReadsPreemptedBlocksScenario extends SchedulerRaceScenar
     }
 
     public StoreReadsPreemptedBlocksScenario(FixSet fixes) {
-        this(fixes, Params.DEFAULT);
+        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /** The scenario at one point of its family: {@code maxTokens} of A (default 3). */
-    public StoreReadsPreemptedBlocksScenario(FixSet fixes, Params p) {
-        super(new EngineCoreRig(fixes, SavePolicy.NEVER, 2));
+    public StoreReadsPreemptedBlocksScenario(FixSet fixes, Configuration config, Params p) {
+        super(new EngineCoreRig(fixes, config, SavePolicy.NEVER, 2));
+        boolean sync = config.schedulerKind() == SchedulerKind.SCHEDULER;
         rig.connector().storeWhileRunning(REQUEST_ID);
         rig.sendAdd(GROWING, EngineCoreRig.BLOCK_SIZE, p.get("maxTokens", 3, 2));
-        rig.sendAdd(REQUEST_ID, EngineCoreRig.BLOCK_SIZE, 1);
+        // sync: schedule(1)'s output is processed before schedule(2), so R needs a second token to still run there
+        rig.sendAdd(REQUEST_ID, EngineCoreRig.BLOCK_SIZE, sync ? 2 : 1);
         rig.engineCore().processInputQueue();
         rig.track(GROWING);
         rig.track(REQUEST_ID);
-        if (rig.engineCore().scheduleBatch() || !rig.connector().hasPendingTransfer(REQUEST_ID)) {
-            throw new IllegalStateException("set-up: schedule(1) must run A and R and emit R's store job without blocking");
+        boolean blocks = rig.engineCore().scheduleBatch();
+        if (blocks != sync || !rig.connector().hasPendingTransfer(REQUEST_ID)) {
+            throw new IllegalStateException("set-up: schedule(1) must run A and R and emit R's store job"
+                    + (sync ? " (one batch in flight: the queue is full)" : " without blocking"));
+        }
+        if (sync) {
+            rig.engineCore().processOldestBatch(); // EngineCore.step: update_from_output(1) before the next schedule
         }
         actors(rig.event("store thread", "KVCacheStoreSendingThread: R's store job reads its blocks and PUTs them under R's key",
                         () -> rig.connector().completeStore(REQUEST_ID)),

@@ -96,12 +96,21 @@ class DeploymentProfileTest {
         }
         assertEquals(Configuration.DEFAULT, Profile.MAIN.configuration());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Profile.byId("mian"));
-        assertEquals("no profile 'mian'; known profiles: main, main-ids-not-randomized, main-oot-lmcache", e.getMessage());
+        assertEquals("no profile 'mian'; known profiles: main, main-ids-not-randomized, main-oot-lmcache, main-sync-scheduling",
+                e.getMessage());
         for (ConfigSwitch setting : ConfigSwitch.values()) {
-            assertTrue(setting.takesAway().provenance().merged(), setting + " takes away a merged fix, else it changes no verdict");
-            assertTrue(Configuration.of(setting).takesAway(setting.takesAway()));
-            assertFalse(Configuration.DEFAULT.takesAway(setting.takesAway()));
+            // a switch changes a verdict by taking a merged fix's path away, or by choosing the scheduler class
+            assertTrue(setting.takesAway().isPresent() != setting.selectsSyncScheduler(), setting.name());
+            setting.takesAway().ifPresent(fix -> {
+                assertTrue(fix.provenance().merged(), setting + " takes away a merged fix, else it changes no verdict");
+                assertTrue(Configuration.of(setting).takesAway(fix));
+                assertFalse(Configuration.DEFAULT.takesAway(fix));
+            });
         }
+        assertEquals(vllmrace.model.sched.SchedulerKind.ASYNC_SCHEDULER, Configuration.DEFAULT.schedulerKind());
+        assertEquals(vllmrace.model.sched.SchedulerKind.SCHEDULER, Profile.MAIN_SYNC_SCHEDULING.configuration().schedulerKind());
+        assertEquals(1, Profile.MAIN_SYNC_SCHEDULING.configuration().batchQueueSize(3));
+        assertEquals(3, Configuration.DEFAULT.batchQueueSize(3));
     }
 
     /** Which races each profile reopens follows from the declarations; the engines compute the verdicts against it. */
