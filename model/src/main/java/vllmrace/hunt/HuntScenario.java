@@ -31,7 +31,7 @@ public final class HuntScenario extends TwoActorScenario {
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {
         @Clean("no detector fired, liveness included") CLEAN,
-        @Violating("a detector fired") VIOLATION,
+        @Violating(value = "a detector fired", anyDetector = true) VIOLATION,
         @ModellingError("an actor raised, or the engine never settled: a modelling error") MODEL_ERROR
     }
 

@@ -2,6 +2,9 @@ package vllmrace.races;
 
 import java.lang.reflect.Field;
 import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.Set;
+import vllmrace.model.detect.ViolationKind;
 
 /**
  * What one run of a scenario came to, as classified by the scenario's arbiter from the model's detectors.
@@ -40,6 +43,49 @@ public interface RaceOutcome {
             case VIOLATING -> f.getAnnotation(Violating.class).value();
             case MODELLING_ERROR -> f.getAnnotation(ModellingError.class).value();
         };
+    }
+
+    /**
+     * Whether this outcome stands with exactly these detectors fired: a violating outcome needs every one of its
+     * {@link Violating#detectors()} and allows nothing beyond them and its {@link Violating#cascade()}; a clean one allows
+     * none beyond its {@link Clean#tolerates()}; a modelling error stands with anything.
+     */
+    default boolean accepts(Set<ViolationKind> fired) {
+        Field f = field(this);
+        return switch (kind()) {
+            case VIOLATING -> {
+                Violating v = f.getAnnotation(Violating.class);
+                if (v.anyDetector()) {
+                    yield !fired.isEmpty();
+                }
+                Set<ViolationKind> required = kinds(v.detectors());
+                Set<ViolationKind> allowed = kinds(v.detectors());
+                allowed.addAll(kinds(v.cascade()));
+                yield fired.containsAll(required) && allowed.containsAll(fired);
+            }
+            case CLEAN -> kinds(f.getAnnotation(Clean.class).tolerates()).containsAll(fired);
+            case MODELLING_ERROR -> true;
+        };
+    }
+
+    /** The detectors a violating outcome declares (its own and its cascade's), or a clean one tolerates. */
+    default Set<ViolationKind> declaredDetectors() {
+        Field f = field(this);
+        return switch (kind()) {
+            case VIOLATING -> {
+                Set<ViolationKind> all = kinds(f.getAnnotation(Violating.class).detectors());
+                all.addAll(kinds(f.getAnnotation(Violating.class).cascade()));
+                yield all;
+            }
+            case CLEAN -> kinds(f.getAnnotation(Clean.class).tolerates());
+            case MODELLING_ERROR -> EnumSet.noneOf(ViolationKind.class);
+        };
+    }
+
+    private static Set<ViolationKind> kinds(ViolationKind[] kinds) {
+        Set<ViolationKind> set = EnumSet.noneOf(ViolationKind.class);
+        set.addAll(Arrays.asList(kinds));
+        return set;
     }
 
     /** The one constant of {@code outcomes} annotated {@link ModellingError}. */

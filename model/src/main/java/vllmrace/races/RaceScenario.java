@@ -32,13 +32,20 @@ public interface RaceScenario {
     int setupSteps();
 
     /**
-     * The arbiter's outcome, except that an actor which raised anything upstream does not raise on this path (not a
-     * {@link RaisedByUpstream}) makes the run the outcome enum's {@link ModellingError} constant, whatever the arbiter
-     * said: a broken actor can never pass for the race, nor for a clean run.
+     * The one judge of every scenario: the arbiter's outcome, provided the detectors that fired are exactly what that
+     * outcome declares ({@link RaceOutcome#accepts}: a violating outcome's detectors and declared cascade, a clean one's
+     * tolerated detectors) and no actor raised anything upstream does not raise on this path (not a
+     * {@link RaisedByUpstream}); otherwise the outcome enum's {@link ModellingError} constant. A stray detector or a broken
+     * actor can never pass for the race, nor for a clean run.
      */
     default RaceOutcome judge() {
         RaceOutcome outcome = arbiter();
-        if (unexpectedActorFailure() != null && !outcome.modellingError()) {
+        if (outcome.modellingError()) {
+            return outcome;
+        }
+        java.util.Set<vllmrace.model.detect.ViolationKind> fired = java.util.EnumSet.noneOf(vllmrace.model.detect.ViolationKind.class);
+        violations().forEach(v -> fired.add(v.kind()));
+        if (unexpectedActorFailure() != null || !outcome.accepts(fired)) {
             return RaceOutcome.modellingErrorOf(((Enum<?>) outcome).getDeclaringClass().asSubclass(RaceOutcome.class));
         }
         return outcome;

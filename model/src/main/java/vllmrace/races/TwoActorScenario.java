@@ -7,15 +7,16 @@ import vllmrace.model.detect.Violation;
 import vllmrace.model.detect.ViolationLog;
 
 /**
- * What a scenario over one model instance shares: its step log and detectors, the end of its set-up, and two
- * actors built (not started) in the constructor. Subclasses build the model, call {@link #actors}, and classify.
+ * The one base of every race scenario: its step log and detectors, the end of its set-up, and two actors built (not
+ * started) in the constructor. Subclasses build the model, call {@link #actors}, and classify the ending in
+ * {@link #arbiter()}; {@link RaceScenario#judge()} then accepts the outcome only with exactly the detectors it declares.
  */
 public abstract class TwoActorScenario implements RaceScenario {
     private final StepLog stepLog;
     private final ViolationLog violations;
     private int setupSteps;
-    private Coroutine<Void> actor1;
-    private Coroutine<Void> actor2;
+    private Coroutine<?> actor1;
+    private Coroutine<?> actor2;
 
     protected TwoActorScenario(StepLog stepLog, ViolationLog violations) {
         this.stepLog = stepLog;
@@ -23,19 +24,19 @@ public abstract class TwoActorScenario implements RaceScenario {
     }
 
     /** Ends the set-up: everything logged so far belongs to it; the actors are built now, not yet started. */
-    protected final void actors(Coroutine<Void> actor1, Coroutine<Void> actor2) {
+    protected final void actors(Coroutine<?> actor1, Coroutine<?> actor2) {
         this.setupSteps = stepLog.size();
         this.actor1 = actor1;
         this.actor2 = actor2;
     }
 
     @Override
-    public final Coroutine<Void> actor1() {
+    public final Coroutine<?> actor1() {
         return actor1;
     }
 
     @Override
-    public final Coroutine<Void> actor2() {
+    public final Coroutine<?> actor2() {
         return actor2;
     }
 
@@ -52,6 +53,11 @@ public abstract class TwoActorScenario implements RaceScenario {
     @Override
     public final int setupSteps() {
         return setupSteps;
+    }
+
+    /** The scenario's detector log (for the judge's own tests, which add a stray finding to a run). */
+    final ViolationLog violationLog() {
+        return violations;
     }
 
     /** True when an actor raised: a modelling error, classified UNEXPECTED. */

@@ -49,16 +49,14 @@ public final class ExtraAsyncSavesDedupScenario extends ConnectorRaceScenario {
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {
         @Clean("R's block was freed after both async saves completed; one finished_sending(R); R2 ran") FREED_AFTER_LAST_SAVE,
-        @Violating("a save read R's block after it was freed (and maybe given to R2), or a second finished_sending(R)") FREED_BEFORE_LAST_SAVE,
+        @Violating(value = "a save read R's block after it was freed (and maybe given to R2), or a second finished_sending(R)", detectors = {ViolationKind.WRITE_INTO_FREED_BLOCK},
+                cascade = {ViolationKind.DUPLICATE_TRANSFER_EVENT, ViolationKind.LATE_TRANSFER_REPORT},
+                cascadeWhy = "the early free that lets a save read a freed block also lets the second save's report reach the scheduler") FREED_BEFORE_LAST_SAVE,
         @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
     }
 
     private final LmCacheConnector lmcache;
     private final List<LmCacheConnector> offloading;
-
-    public ExtraAsyncSavesDedupScenario(FixSet fixes) {
-        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
-    }
 
     /** The scenario at one point of its family: {@code savingChildren}, the async-saving children (default 2). */
     public ExtraAsyncSavesDedupScenario(FixSet fixes, Configuration config, Params p) {

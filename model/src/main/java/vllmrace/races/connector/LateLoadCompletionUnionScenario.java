@@ -4,6 +4,7 @@ import java.util.List;
 import vllmrace.model.connector.multi.LmCacheConnector;
 import vllmrace.model.connector.multi.NixlDecodeConnector;
 import vllmrace.model.deploy.Configuration;
+import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
@@ -76,20 +77,20 @@ public final class LateLoadCompletionUnionScenario extends ConnectorRaceScenario
     /** How one run ended, checked in this order. */
     public enum Outcome implements RaceOutcome {
         @Clean("R loaded (once), ran and finished; B freed only when nothing wrote it; R2 ran; one recv per request") COMPLETED,
-        @Violating("a late finished_recving(R) hit an upstream assert (req_id in self.requests / is_finished): EngineCore dead") ENGINE_DEAD,
-        @Violating("engine alive, but the NIXL pull wrote B after B was freed (and maybe given to R2)") PULL_WROTE_FREED_BLOCK,
-        @Violating("engine alive, no bad write, but R's transfer completion reached the scheduler twice") DUPLICATE_TRANSFER_EVENT,
-        @Violating("a block or a delay-freed request is never released at quiescence") LEAK,
+        @Violating(value = "a late finished_recving(R) hit an upstream assert (req_id in self.requests / is_finished): EngineCore dead", detectors = {ViolationKind.DUPLICATE_TRANSFER_EVENT, ViolationKind.LATE_TRANSFER_REPORT},
+                cascade = {ViolationKind.WRITE_INTO_FREED_BLOCK},
+                cascadeWhy = "PullIntoFreedBlocks: the second load may write the blocks the first report's free released before its own report kills the engine") ENGINE_DEAD,
+        @Violating(value = "engine alive, but the NIXL pull wrote B after B was freed (and maybe given to R2)", detectors = {ViolationKind.DUPLICATE_TRANSFER_EVENT, ViolationKind.WRITE_INTO_FREED_BLOCK}) PULL_WROTE_FREED_BLOCK,
+        @Violating(value = "engine alive, no bad write, but R's transfer completion reached the scheduler twice", detectors = {ViolationKind.DUPLICATE_TRANSFER_EVENT}) DUPLICATE_TRANSFER_EVENT,
+        @Violating(value = "a block or a delay-freed request is never released at quiescence", detectors = {ViolationKind.BLOCK_LEAK},
+                cascade = {ViolationKind.DELAY_FREED_NEVER_RELEASED, ViolationKind.DUPLICATE_TRANSFER_EVENT},
+                cascadeWhy = "a lost report leaves the request's blocks, and its delay-freed record, behind") LEAK,
         @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
     }
 
     private final NixlDecodeConnector nixl;
     private final LmCacheConnector lmcache;
     private final boolean stopToken;
-
-    public LateLoadCompletionUnionScenario(FixSet fixes) {
-        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
-    }
 
     /**
      * The scenario at one point of its family: {@code promptBlocks}, R's and R2's prompt in blocks, and the pool's size

@@ -1,9 +1,5 @@
 package vllmrace.races.connector;
 
-import java.util.List;
-import vllmrace.model.asyncio.Coroutine;
-import vllmrace.model.asyncio.StepLog;
-import vllmrace.model.detect.Violation;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
@@ -12,7 +8,7 @@ import vllmrace.races.ModellingError;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
-import vllmrace.races.RaceScenario;
+import vllmrace.races.TwoActorScenario;
 
 /**
  * PullIntoFreedBlocks: the NIXL decode side returns False from request_finished with a pull in flight; the finished
@@ -45,34 +41,32 @@ import vllmrace.races.RaceScenario;
  * the engine alive so the write is what remains): some interleaving shows {@code PULL_WROTE_FREED_BLOCK}. Fixed: never.
  * vLLM main: closed, by #47505 (no second load with the in-tree LMCache child). vLLM main + out-of-tree LMCache MP: racy.
  */
-public final class PullIntoFreedBlocksScenario implements RaceScenario {
+public final class PullIntoFreedBlocksScenario extends TwoActorScenario {
 
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {
-        @Clean("no transfer wrote a block after it was freed or reallocated (any other seed-003 finding is LateLoadCompletionUnion's)") NO_BAD_WRITE,
-        @Violating("the NIXL pull wrote R's block after R finished and the block was freed (and maybe given to R2)") PULL_WROTE_FREED_BLOCK,
+        @Clean(value = "no transfer wrote a block after it was freed or reallocated",
+                tolerates = {ViolationKind.DUPLICATE_TRANSFER_EVENT, ViolationKind.LATE_TRANSFER_REPORT},
+                toleratesWhy = "LateLoadCompletionUnion's: the same seed 003 run reports the recv twice (and its engine may die "
+                        + "of it); that race is judged there, this one judges only the write") NO_BAD_WRITE,
+        @Violating(value = "the NIXL pull wrote R's block after R finished and the block was freed (and maybe given to R2)", detectors = {ViolationKind.WRITE_INTO_FREED_BLOCK},
+                cascade = {ViolationKind.DUPLICATE_TRANSFER_EVENT, ViolationKind.LATE_TRANSFER_REPORT},
+                cascadeWhy = "LateLoadCompletionUnion: the same seed 003 run reports the request's recv twice (its race, judged there)") PULL_WROTE_FREED_BLOCK,
         @ModellingError("an exception or an engine death: a modelling error here (the reported variant skips late reports)") UNEXPECTED;
     }
 
     private final LateLoadCompletionUnionScenario scenario;
 
-    public PullIntoFreedBlocksScenario(FixSet fixes) {
-        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
-    }
-
     /** The scenario at one point of LateLoadCompletionUnion's family. */
     public PullIntoFreedBlocksScenario(FixSet fixes, Configuration config, Params p) {
-        scenario = new LateLoadCompletionUnionScenario(fixes, config, p);
+        this(new LateLoadCompletionUnionScenario(fixes, config, p));
     }
 
-    @Override
-    public Coroutine<?> actor1() {
-        return scenario.actor1();
-    }
-
-    @Override
-    public Coroutine<?> actor2() {
-        return scenario.actor2();
+    /** The same run as LateLoadCompletionUnion's, judged for the write only. */
+    private PullIntoFreedBlocksScenario(LateLoadCompletionUnionScenario scenario) {
+        super(scenario.rig().stepLog(), scenario.rig().violations());
+        this.scenario = scenario;
+        actors(scenario.actor1(), scenario.actor2());
     }
 
     @Override
@@ -83,21 +77,6 @@ public final class PullIntoFreedBlocksScenario implements RaceScenario {
         }
         // every other seed-003 finding (engine death, a duplicate report, a leak) is LateLoadCompletionUnion's
         return outcome == LateLoadCompletionUnionScenario.Outcome.UNEXPECTED ? Outcome.UNEXPECTED : Outcome.NO_BAD_WRITE;
-    }
-
-    @Override
-    public List<Violation> violations() {
-        return scenario.violations();
-    }
-
-    @Override
-    public StepLog stepLog() {
-        return scenario.stepLog();
-    }
-
-    @Override
-    public int setupSteps() {
-        return scenario.setupSteps();
     }
 
     public ConnectorRig rig() {

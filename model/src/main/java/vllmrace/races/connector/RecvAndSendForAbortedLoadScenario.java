@@ -4,6 +4,7 @@ import java.util.List;
 import vllmrace.model.connector.multi.LmCacheConnector;
 import vllmrace.model.connector.multi.NixlDecodeConnector;
 import vllmrace.model.deploy.Configuration;
+import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
@@ -74,18 +75,22 @@ public final class RecvAndSendForAbortedLoadScenario extends ConnectorRaceScenar
         @Clean("R aborted (before its load, inside its window with the fix, or after its recv) with exactly one terminal transfer event; its block freed once, after every transfer") ABORTED_CLEAN,
         @Clean("R finished normally before its ABORT was applied (the sync Scheduler processed its step in the same "
                 + "busy-loop iteration); the abort was a no-op, its block freed once, after every transfer") FINISHED_BEFORE_ABORT,
-        @Violating("R got both finished_recving and finished_sending: the second hit assert req_id in self.requests, EngineCore dead") ENGINE_DEAD,
-        @Violating("engine alive, but the offload of R touched its block after the recv freed it") SAVE_READ_FREED_BLOCK,
-        @Violating("engine alive, but R's transfers reached the scheduler as two terminal events") DUPLICATE_TRANSFER_EVENT,
-        @Violating("a block or a delay-freed request is never released at quiescence") LEAK,
+        @Violating(value = "R got both finished_recving and finished_sending: the second hit assert req_id in self.requests, EngineCore dead", detectors = {ViolationKind.DUPLICATE_TRANSFER_EVENT, ViolationKind.LATE_TRANSFER_REPORT},
+                cascade = {ViolationKind.WRITE_INTO_FREED_BLOCK, ViolationKind.DOUBLE_FREE_REQUEST, ViolationKind.OUTPUT_FOR_FINISHED_REQUEST},
+                cascadeWhy = "before the second report kills the engine the offload may read the block the recv freed; without #25067/#33377 the abort is applied twice") ENGINE_DEAD,
+        @Violating(value = "engine alive, but the offload of R touched its block after the recv freed it", detectors = {ViolationKind.WRITE_INTO_FREED_BLOCK},
+                cascade = {ViolationKind.DUPLICATE_TRANSFER_EVENT},
+                cascadeWhy = "the offload's read of the freed block is followed by its own, second, terminal report") SAVE_READ_FREED_BLOCK,
+        @Violating(value = "engine alive, but R's transfers reached the scheduler as two terminal events", detectors = {ViolationKind.DUPLICATE_TRANSFER_EVENT},
+                cascade = {ViolationKind.DOUBLE_FREE_REQUEST, ViolationKind.OUTPUT_FOR_FINISHED_REQUEST},
+                cascadeWhy = "without #25067/#33377 the aborted request is freed and updated again") DUPLICATE_TRANSFER_EVENT,
+        @Violating(value = "a block or a delay-freed request is never released at quiescence", detectors = {ViolationKind.BLOCK_LEAK},
+                cascade = {ViolationKind.DELAY_FREED_NEVER_RELEASED},
+                cascadeWhy = "the block and the request's delay-freed record are left together") LEAK,
         @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
     }
 
     private final NixlDecodeConnector nixl;
-
-    public RecvAndSendForAbortedLoadScenario(FixSet fixes) {
-        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
-    }
 
     /** The scenario at one point of its family: {@code promptBlocks}, R's prompt in blocks (default 1). */
     public RecvAndSendForAbortedLoadScenario(FixSet fixes, Configuration config, Params p) {

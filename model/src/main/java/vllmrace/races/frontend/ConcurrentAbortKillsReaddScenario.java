@@ -3,8 +3,6 @@ package vllmrace.races.frontend;
 import java.util.List;
 import vllmrace.model.VllmInstance;
 import vllmrace.model.asyncio.Coroutine;
-import vllmrace.model.asyncio.StepLog;
-import vllmrace.model.detect.Violation;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
@@ -14,7 +12,7 @@ import vllmrace.races.Clean;
 import vllmrace.races.ModellingError;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
-import vllmrace.races.RaceScenario;
+import vllmrace.races.TwoActorScenario;
 import vllmrace.races.Violating;
 
 /**
@@ -65,7 +63,7 @@ import vllmrace.races.Violating;
  * ({@code VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1}, #34415: {@code assign_request_id} keeps the client's id, so #27987's
  * suffix is not there to tell the two requests apart).
  */
-public final class ConcurrentAbortKillsReaddScenario implements RaceScenario {
+public final class ConcurrentAbortKillsReaddScenario extends TwoActorScenario {
     public static final String REQUEST_ID = "X";
     static final int MAX_TOKENS = 16;
 
@@ -73,45 +71,37 @@ public final class ConcurrentAbortKillsReaddScenario implements RaceScenario {
     public enum Outcome implements RaceOutcome {
         @Clean("both aborts finished X@1 (the second found nothing, or ran after the re-add and aborted X@2 as asked); "
                 + "every ABORT hit the request it was computed for") ABORTS_HIT_THEIR_REQUEST,
-        @Violating("an ABORT computed for X@1 reached EngineCore after ADD(X@2) and finished X@2") LATE_ABORT_KILLS_READD,
-        @Violating("the late abort's state drop (OutputProcessor.abort_requests) removed X@2's frontend state: EngineCore "
-                + "runs X@2 and its response goes to nobody (FE3's converse)") LATE_ABORT_DROPS_READD_STATE,
+        @Violating(value = "an ABORT computed for X@1 reached EngineCore after ADD(X@2) and finished X@2", detectors = {ViolationKind.ABORT_HIT_WRONG_REQUEST},
+                cascade = {ViolationKind.DUPLICATE_LIVE_REQUEST, ViolationKind.ORPHANED_FRONTEND_REQUEST},
+                cascadeWhy = "when the re-add reached EngineCore while the first request was still live, the id is held twice and the killed re-add's caller waits forever") LATE_ABORT_KILLS_READD,
+        @Violating(value = "the late abort's state drop (OutputProcessor.abort_requests) removed X@2's frontend state: EngineCore "
+                + "runs X@2 and its response goes to nobody (FE3's converse)", detectors = {ViolationKind.ENGINE_REQUEST_WITHOUT_FRONTEND}) LATE_ABORT_DROPS_READD_STATE,
         @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
     }
 
     private final VllmInstance vllm;
-    private final int setupSteps;
     private final Coroutine<List<String>> cancellation;
     private final Coroutine<RequestOutputCollector> abortAndResubmit;
 
-    public ConcurrentAbortKillsReaddScenario(FixSet fixes) {
-        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
-    }
-
     /** The scenario at one point of its family: {@code n}, the requests' parallel samples (default 1). */
     public ConcurrentAbortKillsReaddScenario(FixSet fixes, Configuration config, Params p) {
+        this(new VllmInstance(fixes, config), p);
+    }
+
+    private ConcurrentAbortKillsReaddScenario(VllmInstance vllm, Params p) {
+        super(vllm.stepLog(), vllm.violations());
+        this.vllm = vllm;
         SamplingParams params = SamplingParams.maxTokens(MAX_TOKENS).withN(p.get("n", 1, 1));
-        vllm = new VllmInstance(fixes, config);
         vllm.asyncLlm().addRequest(REQUEST_ID, params).run().join();
         vllm.engineCore().runBusyLoopOnce();
         vllm.asyncLlm().outputHandler().run().join();
-        setupSteps = vllm.stepLog().size();
         // generate()'s cancellation aborts its own request by internal id (abort(q.request_id, internal=True)): X
         // itself before #27987, X-1 after
         String internalId = vllm.outputProcessor().externalReqIdsSnapshot().get(REQUEST_ID).get(0);
         cancellation = vllm.asyncLlm().abort(internalId);
         abortAndResubmit = Coroutine.sequence("client: abort(X), add_request(X)", vllm.asyncLlm().abort(REQUEST_ID),
                 vllm.asyncLlm().addRequest(REQUEST_ID, params));
-    }
-
-    @Override
-    public Coroutine<List<String>> actor1() {
-        return cancellation;
-    }
-
-    @Override
-    public Coroutine<RequestOutputCollector> actor2() {
-        return abortAndResubmit;
+        actors(cancellation, abortAndResubmit);
     }
 
     @Override
@@ -132,18 +122,4 @@ public final class ConcurrentAbortKillsReaddScenario implements RaceScenario {
         return Outcome.ABORTS_HIT_THEIR_REQUEST;
     }
 
-    @Override
-    public List<Violation> violations() {
-        return vllm.violations().all();
-    }
-
-    @Override
-    public StepLog stepLog() {
-        return vllm.stepLog();
-    }
-
-    @Override
-    public int setupSteps() {
-        return setupSteps;
-    }
 }

@@ -3,9 +3,7 @@ package vllmrace.races.frontend;
 import java.util.List;
 import vllmrace.model.VllmInstance;
 import vllmrace.model.asyncio.Coroutine;
-import vllmrace.model.asyncio.StepLog;
 import vllmrace.model.connector.TestAsyncConnector;
-import vllmrace.model.detect.Violation;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
@@ -18,7 +16,7 @@ import vllmrace.races.ModellingError;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
-import vllmrace.races.RaceScenario;
+import vllmrace.races.TwoActorScenario;
 
 /**
  * DelayFreedIdReuse: even with ordered abort, an aborted request whose blocks are delay-freed stays in
@@ -63,7 +61,7 @@ import vllmrace.races.RaceScenario;
  * ({@code VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1}, #34415: {@code assign_request_id} keeps the client's id, so #27987's
  * suffix is not there to tell the two requests apart).
  */
-public final class DelayFreedIdReuseScenario implements RaceScenario {
+public final class DelayFreedIdReuseScenario extends TwoActorScenario {
     public static final String REQUEST_ID = "X";
     static final int MAX_TOKENS = 16;
     static final int NUM_GPU_BLOCKS = 8;
@@ -74,44 +72,36 @@ public final class DelayFreedIdReuseScenario implements RaceScenario {
         @Clean("add_request(X) saw X still tracked and raised; X@1 is aborted and released by its finished_sending") READD_REJECTED,
         @Clean("X re-added under a fresh internal id while X@1 waits for its finished_sending: "
                 + "X@1 is released, X@2 runs") READDED_BESIDE_DELAY_FREED,
-        @Violating("ADD(X@2) reached EngineCore while the aborted X@1 was still in Scheduler.requests "
-                + "(delay-freed): a duplicate id in EngineCore, although the ABORT went out first") COLLIDES_WITH_DELAY_FREED,
+        @Violating(value = "ADD(X@2) reached EngineCore while the aborted X@1 was still in Scheduler.requests "
+                + "(delay-freed): a duplicate id in EngineCore, although the ABORT went out first", detectors = {ViolationKind.DUPLICATE_LIVE_REQUEST},
+                cascade = {ViolationKind.ABORT_HIT_WRONG_REQUEST, ViolationKind.ORPHANED_FRONTEND_REQUEST, ViolationKind.BLOCK_LEAK, ViolationKind.ENGINE_ASSERT, ViolationKind.LATE_TRANSFER_REPORT},
+                cascadeWhy = "with one id for two requests the abort, the save's finished_sending and the free of one land on the other (an engine assert, a late report, a leaked block, an orphaned caller)") COLLIDES_WITH_DELAY_FREED,
         @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
     }
 
     private final VllmInstance vllm;
     private final int n;
     private final RequestOutputCollector abortedQueue;
-    private final int setupSteps;
     private final Coroutine<List<String>> abort;
     private final Coroutine<RequestOutputCollector> add;
 
-    public DelayFreedIdReuseScenario(FixSet fixes) {
-        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
-    }
-
     /** The scenario at one point of its family: {@code n}, the requests' parallel samples (default 1). */
     public DelayFreedIdReuseScenario(FixSet fixes, Configuration config, Params p) {
+        this(new VllmInstance(fixes, config, TestAsyncConnector.SavePolicy.ALWAYS, NUM_GPU_BLOCKS), p);
+    }
+
+    private DelayFreedIdReuseScenario(VllmInstance vllm, Params p) {
+        super(vllm.stepLog(), vllm.violations());
+        this.vllm = vllm;
         n = p.get("n", 1, 1);
         SamplingParams params = SamplingParams.maxTokens(MAX_TOKENS).withN(n);
-        vllm = new VllmInstance(fixes, config, TestAsyncConnector.SavePolicy.ALWAYS, NUM_GPU_BLOCKS);
         abortedQueue = vllm.asyncLlm().addRequest(REQUEST_ID, params).run().join();
         vllm.engineCore().runBusyLoopOnce(); // ADD(X@1) applied, X@1 scheduled: it holds a KV block
         vllm.asyncLlm().outputHandler().run().join();
-        setupSteps = vllm.stepLog().size();
         // the client cancels X@1: generate()'s cancellation, abort(q.request_id, internal=True) (X before #27987)
         abort = vllm.asyncLlm().abortThen(abortedQueue.requestId(), "EngineCore.run_busy_loop", () -> vllm.engineCore().runBusyLoopOnce());
         add = vllm.asyncLlm().addRequest(REQUEST_ID, params);
-    }
-
-    @Override
-    public Coroutine<List<String>> actor1() {
-        return abort;
-    }
-
-    @Override
-    public Coroutine<RequestOutputCollector> actor2() {
-        return add;
+        actors(abort, add);
     }
 
     @Override
@@ -138,21 +128,6 @@ public final class DelayFreedIdReuseScenario implements RaceScenario {
             return vllm.scheduler().requestsSnapshot().isEmpty() ? Outcome.READD_REJECTED : Outcome.UNEXPECTED;
         }
         return addFailure == null && vllm.scheduler().requestsSnapshot().size() == n ? Outcome.READDED_BESIDE_DELAY_FREED : Outcome.UNEXPECTED;
-    }
-
-    @Override
-    public List<Violation> violations() {
-        return vllm.violations().all();
-    }
-
-    @Override
-    public StepLog stepLog() {
-        return vllm.stepLog();
-    }
-
-    @Override
-    public int setupSteps() {
-        return setupSteps;
     }
 
     public VllmInstance vllm() {

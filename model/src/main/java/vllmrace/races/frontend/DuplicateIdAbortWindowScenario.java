@@ -3,8 +3,6 @@ package vllmrace.races.frontend;
 import java.util.List;
 import vllmrace.model.VllmInstance;
 import vllmrace.model.asyncio.Coroutine;
-import vllmrace.model.asyncio.StepLog;
-import vllmrace.model.detect.Violation;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
@@ -16,7 +14,7 @@ import vllmrace.races.ModellingError;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
-import vllmrace.races.RaceScenario;
+import vllmrace.races.TwoActorScenario;
 
 /**
  * DuplicateIdAbortWindow: abort drops frontend state, then sends ABORT; a re-add of the same id slips its ADD in
@@ -57,7 +55,7 @@ import vllmrace.races.RaceScenario;
  * ({@code VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1}, #34415: {@code assign_request_id} keeps the client's id, so #27987's
  * suffix is not there to tell the two requests apart).
  */
-public final class DuplicateIdAbortWindowScenario implements RaceScenario {
+public final class DuplicateIdAbortWindowScenario extends TwoActorScenario {
     public static final String REQUEST_ID = "X";
     static final int MAX_TOKENS = 16;
 
@@ -65,41 +63,31 @@ public final class DuplicateIdAbortWindowScenario implements RaceScenario {
     public enum Outcome implements RaceOutcome {
         @Clean("add_request(X) saw X still running and raised: wire order ADD(X@1) ABORT(X@1)") READD_REJECTED,
         @Clean("X re-added after ABORT: wire order ADD(X@1) ABORT(X@1) ADD(X@2); X@2 runs") READDED_AFTER_ABORT,
-        @Violating("ADD(X@2) reached EngineCore before ABORT(X@1): two live requests under X, "
-                + "and the late ABORT finishes X@2, whose caller then never gets a final output") DUPLICATE_LIVE_ID,
+        @Violating(value = "ADD(X@2) reached EngineCore before ABORT(X@1): two live requests under X, "
+                + "and the late ABORT finishes X@2, whose caller then never gets a final output", detectors = {ViolationKind.DUPLICATE_LIVE_REQUEST, ViolationKind.ABORT_HIT_WRONG_REQUEST, ViolationKind.ORPHANED_FRONTEND_REQUEST}) DUPLICATE_LIVE_ID,
         @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
     }
 
     private final VllmInstance vllm;
-    private final int setupSteps;
     private final Coroutine<List<String>> abort;
     private final Coroutine<?> add;
 
-    public DuplicateIdAbortWindowScenario(FixSet fixes) {
-        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
-    }
-
     /** The scenario at one point of its family: {@code n}, the requests' parallel samples (default 1). */
     public DuplicateIdAbortWindowScenario(FixSet fixes, Configuration config, Params p) {
+        this(new VllmInstance(fixes, config), p);
+    }
+
+    private DuplicateIdAbortWindowScenario(VllmInstance vllm, Params p) {
+        super(vllm.stepLog(), vllm.violations());
+        this.vllm = vllm;
         SamplingParams params = SamplingParams.maxTokens(MAX_TOKENS).withN(p.get("n", 1, 1));
-        vllm = new VllmInstance(fixes, config);
         RequestOutputCollector first = vllm.asyncLlm().addRequest(REQUEST_ID, params).run().join();
         vllm.engineCore().runBusyLoopOnce();
         vllm.asyncLlm().outputHandler().run().join();
-        setupSteps = vllm.stepLog().size();
         // the client cancels X@1: generate()'s cancellation, abort(q.request_id, internal=True) (X before #27987)
         abort = vllm.asyncLlm().abort(first.requestId());
         add = vllm.asyncLlm().addRequest(REQUEST_ID, params);
-    }
-
-    @Override
-    public Coroutine<List<String>> actor1() {
-        return abort;
-    }
-
-    @Override
-    public Coroutine<?> actor2() {
-        return add;
+        actors(abort, add);
     }
 
     @Override
@@ -118,21 +106,6 @@ public final class DuplicateIdAbortWindowScenario implements RaceScenario {
             return Outcome.READD_REJECTED;
         }
         return addFailure == null ? Outcome.READDED_AFTER_ABORT : Outcome.UNEXPECTED;
-    }
-
-    @Override
-    public List<Violation> violations() {
-        return vllm.violations().all();
-    }
-
-    @Override
-    public StepLog stepLog() {
-        return vllm.stepLog();
-    }
-
-    @Override
-    public int setupSteps() {
-        return setupSteps;
     }
 
     public VllmInstance vllm() {

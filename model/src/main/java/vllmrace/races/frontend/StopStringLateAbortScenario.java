@@ -1,10 +1,7 @@
 package vllmrace.races.frontend;
 
-import java.util.List;
 import vllmrace.model.VllmInstance;
 import vllmrace.model.asyncio.Coroutine;
-import vllmrace.model.asyncio.StepLog;
-import vllmrace.model.detect.Violation;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
@@ -17,7 +14,7 @@ import vllmrace.races.ModellingError;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
-import vllmrace.races.RaceScenario;
+import vllmrace.races.TwoActorScenario;
 
 /**
  * StopStringLateAbort: process_outputs drops X when it finds a stop string and the output handler sends ABORT(X) later;
@@ -61,7 +58,7 @@ import vllmrace.races.RaceScenario;
  * ({@code VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1}, #34415: {@code assign_request_id} keeps the client's id, so #27987's
  * suffix is not there to tell the two requests apart).
  */
-public final class StopStringLateAbortScenario implements RaceScenario {
+public final class StopStringLateAbortScenario extends TwoActorScenario {
     public static final String REQUEST_ID = "X";
     static final int MAX_TOKENS = 16;
 
@@ -69,43 +66,33 @@ public final class StopStringLateAbortScenario implements RaceScenario {
     public enum Outcome implements RaceOutcome {
         @Clean("add_request(X) saw X still tracked and raised: X@1 stopped, its ABORT sent, nothing re-added") READD_REJECTED,
         @Clean("X re-added after ABORT(X@1) was on the wire (or under a fresh internal id): X@2 runs") READDED_AFTER_ABORT,
-        @Violating("ADD(X@2) reached EngineCore before the stop string's ABORT(X@1): two live requests "
-                + "under X, and the late ABORT finishes X@2, whose caller then never gets a final output") LATE_ABORT_KILLS_READD,
+        @Violating(value = "ADD(X@2) reached EngineCore before the stop string's ABORT(X@1): two live requests "
+                + "under X, and the late ABORT finishes X@2, whose caller then never gets a final output", detectors = {ViolationKind.DUPLICATE_LIVE_REQUEST, ViolationKind.ABORT_HIT_WRONG_REQUEST, ViolationKind.ORPHANED_FRONTEND_REQUEST}) LATE_ABORT_KILLS_READD,
         @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
     }
 
     private final VllmInstance vllm;
     private final RequestOutputCollector stoppedQueue;
-    private final int setupSteps;
     private final Coroutine<Integer> outputHandler;
     private final Coroutine<RequestOutputCollector> add;
-
-    public StopStringLateAbortScenario(FixSet fixes) {
-        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
-    }
 
     /**
      * The scenario at one point of its family: {@code n}, both requests' parallel samples (default 1). With n = 2 the
      * children are {@code 0_X} and {@code 1_X} (before #27987), so X@1's children and the re-added ones share ids.
      */
     public StopStringLateAbortScenario(FixSet fixes, Configuration config, Params p) {
+        this(new VllmInstance(fixes, config), p);
+    }
+
+    private StopStringLateAbortScenario(VllmInstance vllm, Params p) {
+        super(vllm.stepLog(), vllm.violations());
+        this.vllm = vllm;
         int n = p.get("n", 1, 1);
-        vllm = new VllmInstance(fixes, config);
         stoppedQueue = vllm.asyncLlm().addRequest(REQUEST_ID, new SamplingParams(n, MAX_TOKENS, 1)).run().join();
         vllm.engineCore().runBusyLoopOnce(); // ADD(X@1) applied, one token sent: the stop string is in it
-        setupSteps = vllm.stepLog().size();
         outputHandler = vllm.asyncLlm().outputHandler();
         add = vllm.asyncLlm().addRequest(REQUEST_ID, SamplingParams.maxTokens(MAX_TOKENS).withN(n));
-    }
-
-    @Override
-    public Coroutine<Integer> actor1() {
-        return outputHandler;
-    }
-
-    @Override
-    public Coroutine<RequestOutputCollector> actor2() {
-        return add;
+        actors(outputHandler, add);
     }
 
     @Override
@@ -124,21 +111,6 @@ public final class StopStringLateAbortScenario implements RaceScenario {
             return Outcome.READD_REJECTED;
         }
         return addFailure == null ? Outcome.READDED_AFTER_ABORT : Outcome.UNEXPECTED;
-    }
-
-    @Override
-    public List<Violation> violations() {
-        return vllm.violations().all();
-    }
-
-    @Override
-    public StepLog stepLog() {
-        return vllm.stepLog();
-    }
-
-    @Override
-    public int setupSteps() {
-        return setupSteps;
     }
 
     public VllmInstance vllm() {

@@ -53,13 +53,9 @@ public final class AbortLosesToFinalStepScenario extends SchedulerRaceScenario {
     public enum Outcome implements RaceOutcome {
         @Clean("ABORT received before update_from_output(1) and applied first: R aborted, blocks freed, no success reported") ABORTED,
         @Clean("ABORT received after update_from_output(1): R had finished by length; the ABORT is a no-op") COMPLETED,
-        @Violating("ABORT received before update_from_output(1) but applied after it: R completes as a success, "
-                + "the connector pins its blocks for a decode that never comes") ABORT_OVERTAKEN,
+        @Violating(value = "ABORT received before update_from_output(1) but applied after it: R completes as a success, "
+                + "the connector pins its blocks for a decode that never comes", detectors = {ViolationKind.ABORT_OVERTAKEN_BY_COMPLETION}) ABORT_OVERTAKEN,
         @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
-    }
-
-    public AbortLosesToFinalStepScenario(FixSet fixes) {
-        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /** The scenario at one point of its family (see the race's grid). */

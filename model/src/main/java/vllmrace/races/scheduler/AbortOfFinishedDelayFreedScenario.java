@@ -62,13 +62,11 @@ public final class AbortOfFinishedDelayFreedScenario extends SchedulerRaceScenar
     public enum Outcome implements RaceOutcome {
         @Clean("ABORT applied before update_from_output(1): R aborted and freed at once; its output is skipped") ABORTED,
         @Clean("ABORT applied while R is finished and delay-freed, or after: skipped; finished_sending frees R once") COMPLETED,
-        @Violating("ABORT re-finished the delay-freed R: _free_request twice (SC1), blocks freed during the send, "
-                + "finished_sending(R) finds R gone (KeyError, engine dead, unless seed 003's skip of late reports is on)") REFREED_THEN_KEYERROR,
+        @Violating(value = "ABORT re-finished the delay-freed R: _free_request twice (SC1), blocks freed during the send, "
+                + "finished_sending(R) finds R gone (KeyError, engine dead, unless seed 003's skip of late reports is on)", detectors = {ViolationKind.DOUBLE_FREE_REQUEST},
+                cascade = {ViolationKind.LATE_TRANSFER_REPORT},
+                cascadeWhy = "the second free deletes the request, so its save's finished_sending finds no request") REFREED_THEN_KEYERROR,
         @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
-    }
-
-    public AbortOfFinishedDelayFreedScenario(FixSet fixes) {
-        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /** The scenario at one point of its family (see the race's grid). */

@@ -54,12 +54,8 @@ public final class AbortedLoadFreesBlocksScenario extends SchedulerRaceScenario 
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {
         @Clean("R aborted (before, during or after its load); B freed only once nothing writes it; R2 ran") ABORTED,
-        @Violating("R's async load landed in B after B was freed (and maybe reallocated to R2): SC4") LOAD_WROTE_FREED_BLOCK,
+        @Violating(value = "R's async load landed in B after B was freed (and maybe reallocated to R2): SC4", detectors = {ViolationKind.WRITE_INTO_FREED_BLOCK}) LOAD_WROTE_FREED_BLOCK,
         @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
-    }
-
-    public AbortedLoadFreesBlocksScenario(FixSet fixes) {
-        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /** The scenario at one point of its family (see the race's grid). */

@@ -61,13 +61,9 @@ public final class AbortedLoadLeakScenario extends SchedulerRaceScenario {
         @Clean("R aborted (waiting for its recv, after it, or running); its blocks freed exactly once") ABORTED,
         @Clean("R finished normally before its ABORT was applied (the sync Scheduler processed its step in the same "
                 + "busy-loop iteration); the abort was a no-op, its blocks freed once") FINISHED_BEFORE_ABORT,
-        @Violating("R aborted after its finished_recving arrived, free delayed for a report that never comes: "
-                + "R stays in requests holding its blocks (SC5)") LEAK,
+        @Violating(value = "R aborted after its finished_recving arrived, free delayed for a report that never comes: "
+                + "R stays in requests holding its blocks (SC5)", detectors = {ViolationKind.DELAY_FREED_NEVER_RELEASED, ViolationKind.BLOCK_LEAK}) LEAK,
         @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
-    }
-
-    public AbortedLoadLeakScenario(FixSet fixes) {
-        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /** The scenario at one point of its family (see the race's grid). */

@@ -62,13 +62,9 @@ public final class AsyncFreeUnderInFlightStepScenario extends SchedulerRaceScena
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {
         @Clean("R stopped; R2 got the block, loaded its KV and ran; no stale write landed on R2's KV") CLEAN,
-        @Violating("step 2's stale device write for R landed in the block after R2's NIC write had filled it: R2's KV is "
-                + "corrupted (SC4)") CORRUPTED,
+        @Violating(value = "step 2's stale device write for R landed in the block after R2's NIC write had filled it: R2's KV is "
+                + "corrupted (SC4)", detectors = {ViolationKind.STALE_STEP_WRITE_INTO_REUSED_BLOCK}) CORRUPTED,
         @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
-    }
-
-    public AsyncFreeUnderInFlightStepScenario(FixSet fixes) {
-        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /** The scenario at one point of its family: {@code maxTokens} of R (default 3; R stops at its first token). */

@@ -59,13 +59,9 @@ public final class DelayFreedNeverReleasedScenario extends SchedulerRaceScenario
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {
         @Clean("R aborted; after the grace period the sweep freed its blocks once, and nothing wrote into them after") RECLAIMED,
-        @Violating("R aborted while waiting for a push that never comes: it stays FINISHED_ABORTED in requests holding its "
-                + "blocks for ever (LV2)") LEAKED,
+        @Violating(value = "R aborted while waiting for a push that never comes: it stays FINISHED_ABORTED in requests holding its "
+                + "blocks for ever (LV2)", detectors = {ViolationKind.REQUEST_LEAKED}) LEAKED,
         @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
-    }
-
-    public DelayFreedNeverReleasedScenario(FixSet fixes) {
-        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /** The scenario at one point of its family (see the race's grid): {@code promptBlocks} (default 1). */

@@ -69,17 +69,13 @@ public final class DoubleAbortApplicationScenario extends SchedulerRaceScenario 
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {
         @Clean("X@1 aborted once (or already finished by length); X@3 ran to its length") READD_RUNS,
-        @Violating("the aborts_queue copy of ABORT(X), applied after the input queue re-added X, finished X@3 (FE2): "
-                + "its client never gets an output") SECOND_ABORT_KILLS_READD,
+        @Violating(value = "the aborts_queue copy of ABORT(X), applied after the input queue re-added X, finished X@3 (FE2): "
+                + "its client never gets an output", detectors = {ViolationKind.ABORT_HIT_WRONG_REQUEST}) SECOND_ABORT_KILLS_READD,
         @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
     }
 
     private final String first;
     private final String second;
-
-    public DoubleAbortApplicationScenario(FixSet fixes) {
-        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
-    }
 
     /** The scenario at one point of its family: {@code maxTokens} of X and Y (default 4). */
     public DoubleAbortApplicationScenario(FixSet fixes, Configuration config, Params p) {

@@ -62,16 +62,15 @@ public final class DoubleFreeOnAbortedAsyncSaveScenario extends SchedulerRaceSce
         @Clean("ABORT applied first (before schedule(1), or between schedule(1) and update_from_output(1)): "
                 + "R aborted, request_finished once, blocks freed once") ABORTED,
         @Clean("update_from_output(1) ran first: R finished by length, saved once, freed once; the late ABORT is a no-op") COMPLETED,
-        @Violating("update_from_output(1) processed R after its abort: token appended to a finished request (SC3), "
+        @Violating(value = "update_from_output(1) processed R after its abort: token appended to a finished request (SC3), "
                 + "_free_request and request_finished twice (SC1), the second finished_sending finds R gone (engine dead, "
-                + "unless seed 003's skip of late reports is on)") FREED_TWICE,
-        @Violating("update_from_output(1) appended R's token after its abort (SC3); R had tokens to go, so no second "
-                + "_free_request yet") OUTPUT_APPLIED_AFTER_ABORT,
+                + "unless seed 003's skip of late reports is on)", detectors = {ViolationKind.DOUBLE_FREE_REQUEST},
+                cascade = {ViolationKind.OUTPUT_FOR_FINISHED_REQUEST, ViolationKind.LATE_TRANSFER_REPORT},
+                cascadeWhy = "the aborted request's in-flight output is applied before its second free (#33377's guard is off with "
+                        + "it); without seed 003's late-report skip its save's finished_sending then finds no request") FREED_TWICE,
+        @Violating(value = "update_from_output(1) appended R's token after its abort (SC3); R had tokens to go, so no second "
+                + "_free_request yet", detectors = {ViolationKind.OUTPUT_FOR_FINISHED_REQUEST}) OUTPUT_APPLIED_AFTER_ABORT,
         @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
-    }
-
-    public DoubleFreeOnAbortedAsyncSaveScenario(FixSet fixes) {
-        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /** The scenario at one point of its family (see the race's grid). */

@@ -61,13 +61,11 @@ public final class IdleWithDelayFreedOnlyScenario extends SchedulerRaceScenario 
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {
         @Clean("the send's completion was polled while the loop still stepped: finished_sending(R) freed R once") FREED,
-        @Violating("the send completed after the busy loop stopped stepping: nothing polls get_finished, R stays in "
-                + "requests holding its blocks (LV2)") LEAKED,
+        @Violating(value = "the send completed after the busy loop stopped stepping: nothing polls get_finished, R stays in "
+                + "requests holding its blocks (LV2)", detectors = {ViolationKind.REQUEST_LEAKED},
+                cascade = {ViolationKind.BLOCK_LEAK},
+                cascadeWhy = "the leaked request's blocks, where the quiescence check reaches them") LEAKED,
         @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
-    }
-
-    public IdleWithDelayFreedOnlyScenario(FixSet fixes) {
-        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /** The scenario at one point of its family (see the race's grid). */

@@ -83,13 +83,9 @@ public final class PlaceholderUnderflowOnPreemptScenario extends SchedulerRaceSc
     public enum Outcome implements RaceOutcome {
         @Clean("no placeholder count went negative: C aborted (or done before its ABORT came), A and R ran to their "
                 + "length, everything freed") COMPLETED,
-        @Violating("R, resumed before its stale output returned, later drained num_output_placeholders below zero: "
-                + "AsyncScheduler's assert fails, EngineCore dies (SC6)") PLACEHOLDER_UNDERFLOW,
+        @Violating(value = "R, resumed before its stale output returned, later drained num_output_placeholders below zero: "
+                + "AsyncScheduler's assert fails, EngineCore dies (SC6)", detectors = {ViolationKind.OUTPUT_PLACEHOLDER_UNDERFLOW}) PLACEHOLDER_UNDERFLOW,
         @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
-    }
-
-    public PlaceholderUnderflowOnPreemptScenario(FixSet fixes) {
-        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /** The scenario at one point of its family: {@code promptBlocks} (A's and R's prompts in blocks, default 1; the pool grows). */

@@ -74,13 +74,9 @@ public final class PreemptedInFinalStepEmptyBlocksScenario extends SchedulerRace
     public enum Outcome implements RaceOutcome {
         @Clean("R finished normally and request_finished handed its blocks to the connector (R was not preempted, or was "
                 + "recomputed after its stale final token was dropped); C aborted, A completed, everything freed") HANDED_OFF,
-        @Violating("R was preempted in its final step and still finished normally: request_finished(R, []) hands the "
-                + "decoder no blocks (CN3)") EMPTY_HANDOFF,
+        @Violating(value = "R was preempted in its final step and still finished normally: request_finished(R, []) hands the "
+                + "decoder no blocks (CN3)", detectors = {ViolationKind.EMPTY_KV_HANDOFF}) EMPTY_HANDOFF,
         @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
-    }
-
-    public PreemptedInFinalStepEmptyBlocksScenario(FixSet fixes) {
-        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /**

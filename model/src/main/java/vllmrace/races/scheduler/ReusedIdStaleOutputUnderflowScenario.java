@@ -66,23 +66,19 @@ public final class ReusedIdStaleOutputUnderflowScenario extends SchedulerRaceSce
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {
         @Clean("A@1 aborted (or done) before the resubmit landed, or its output came first; the resubmitted A ran to its length") READD_RUNS,
-        @Violating("update_from_output(1) applied A@1's token to the resubmitted A under the same id: num_output_placeholders "
-                + "< 0, assert, engine dead (SC6)") STALE_OUTPUT_ON_READDED,
+        @Violating(value = "update_from_output(1) applied A@1's token to the resubmitted A under the same id: num_output_placeholders "
+                + "< 0, assert, engine dead (SC6)", detectors = {ViolationKind.OUTPUT_PLACEHOLDER_UNDERFLOW}) STALE_OUTPUT_ON_READDED,
         /**
          * A cascade, declared: with ids not randomized and #29987's aborts_queue copy applied again (the suite's
          * ABORT_APPLIED_ONCE is a proposal, off on vLLM main), this scenario's steps also reach DoubleAbortApplication.
          */
-        @Violating("ABORT(A@1), applied again from aborts_queue, finishes the resubmitted A under the same id (FE2): "
-                + "DoubleAbortApplication's race, reached by these steps on vLLM main with ids not randomized") READD_KILLED_BY_ABORT_COPY,
+        @Violating(value = "ABORT(A@1), applied again from aborts_queue, finishes the resubmitted A under the same id (FE2): "
+                + "DoubleAbortApplication's race, reached by these steps on vLLM main with ids not randomized", detectors = {ViolationKind.ABORT_HIT_WRONG_REQUEST}) READD_KILLED_BY_ABORT_COPY,
         @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
     }
 
     private final String first;
     private final String second;
-
-    public ReusedIdStaleOutputUnderflowScenario(FixSet fixes) {
-        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
-    }
 
     /** The scenario at one point of its family: {@code maxTokens} of A and B (default 2). */
     public ReusedIdStaleOutputUnderflowScenario(FixSet fixes, Configuration config, Params p) {

@@ -62,13 +62,9 @@ public final class SkippedWaitingAdmissionDeadlockScenario extends SchedulerRace
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {
         @Clean("A and B both ran to their length and were freed") COMPLETED,
-        @Violating("A cannot be allocated and stops the waiting scan; B holds the blocks A needs and is never reached: "
-                + "Running 0 for ever (LV1)") DEADLOCKED,
+        @Violating(value = "A cannot be allocated and stops the waiting scan; B holds the blocks A needs and is never reached: "
+                + "Running 0 for ever (LV1)", detectors = {ViolationKind.REQUEST_STUCK}) DEADLOCKED,
         @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
-    }
-
-    public SkippedWaitingAdmissionDeadlockScenario(FixSet fixes) {
-        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /** The scenario at one point of its family (see the race's grid): {@code promptBlocks} scales both prompts and the pool. */

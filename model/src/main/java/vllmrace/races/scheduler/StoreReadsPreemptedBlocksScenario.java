@@ -62,13 +62,9 @@ public final class StoreReadsPreemptedBlocksScenario extends SchedulerRaceScenar
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {
         @Clean("R's store job read R's own KV; the preemption and A's growth came before or after without touching it") STORED_OWN_KV,
-        @Violating("the store job read R's block after the preemption freed it and A was given it: A's KV is stored under R's "
-                + "key, served on every later prefix hit (SC4)") FOREIGN_KV_STORED,
+        @Violating(value = "the store job read R's block after the preemption freed it and A was given it: A's KV is stored under R's "
+                + "key, served on every later prefix hit (SC4)", detectors = {ViolationKind.STORE_READ_OF_FREED_BLOCK}) FOREIGN_KV_STORED,
         @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
-    }
-
-    public StoreReadsPreemptedBlocksScenario(FixSet fixes) {
-        this(fixes, Configuration.DEFAULT, Params.DEFAULT);
     }
 
     /** The scenario at one point of its family: {@code maxTokens} of A (default 3). */

@@ -1,0 +1,62 @@
+package vllmrace.races;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.Set;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import vllmrace.model.detect.ViolationKind;
+
+/**
+ * The one judge ({@link RaceScenario#judge()}): a run is the race only with exactly the detectors its outcome declares,
+ * and clean only with none (beyond what a clean outcome declares it tolerates, with its reason).
+ */
+class JudgeTest {
+
+    /** Every outcome says what it accepts: a violating one its detectors (and a cascade only with a reason). */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Race.class)
+    void everyOutcomeDeclaresTheDetectorsItStandsOn(Race race) throws NoSuchFieldException {
+        for (RaceOutcome outcome : race.outcomes()) {
+            Enum<?> constant = (Enum<?>) outcome;
+            java.lang.reflect.Field f = constant.getDeclaringClass().getField(constant.name());
+            Violating v = f.getAnnotation(Violating.class);
+            if (v != null) {
+                assertTrue(v.detectors().length > 0, race + "." + constant + " declares no detector");
+                assertFalse(v.anyDetector(), race + "." + constant + ": anyDetector is the hunt's, never a race's");
+                assertEquals(v.cascade().length > 0, !v.cascadeWhy().isBlank(), race + "." + constant + ": a cascade needs its reason");
+                assertTrue(Arrays.stream(v.cascade()).noneMatch(Arrays.asList(v.detectors())::contains), race + "." + constant);
+            }
+            Clean c = f.getAnnotation(Clean.class);
+            if (c != null) {
+                assertEquals(c.tolerates().length > 0, !c.toleratesWhy().isBlank(), race + "." + constant + ": say whose detectors");
+            }
+        }
+    }
+
+    /** A stray detector in a run, whatever its ending, makes it a modelling error: never the race, never clean. */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Race.class)
+    void aStrayDetectorMakesAnyRunAModellingError(Race race) {
+        Set<ViolationKind> declared = EnumSet.noneOf(ViolationKind.class);
+        for (RaceOutcome outcome : race.outcomes()) {
+            declared.addAll(outcome.declaredDetectors());
+        }
+        ViolationKind stray = Arrays.stream(ViolationKind.values()).filter(k -> !declared.contains(k)).findFirst().orElseThrow();
+        Variant variant = race.expected(Variant.REPORTED) == Expectation.NOT_APPLICABLE ? Variant.FIXED : Variant.REPORTED;
+        for (Schedule schedule : Schedule.all(race.scenario(variant))) {
+            RaceScenario untouched = race.scenario(variant);
+            RaceOutcome honest = schedule.run(untouched, false).outcome();
+            assertFalse(honest.modellingError(), race + " " + schedule + " without the stray detector: " + honest);
+
+            TwoActorScenario scenario = (TwoActorScenario) race.scenario(variant);
+            scenario.violationLog().record(stray, "R", "a stray finding the scenario does not declare");
+            RaceOutcome judged = schedule.run(scenario, false).outcome();
+            assertTrue(judged.modellingError(), race + " " + schedule + ": a stray " + stray + " was judged " + judged);
+        }
+    }
+}
