@@ -473,7 +473,7 @@ public enum Race {
 
     /** The outcome a harness reported under its name (a JCStress state key). */
     public RaceOutcome outcome(String name) {
-        for (RaceOutcome outcome : outcomes.getEnumConstants()) {
+        for (RaceOutcome outcome : outcomes()) {
             if (((Enum<?>) outcome).name().equals(name)) {
                 return outcome;
             }
@@ -481,11 +481,16 @@ public enum Race {
         throw new IllegalArgumentException(name() + " has no outcome named '" + name + "'");
     }
 
+    /** The scenario's outcomes, then the modelling error every race shares ({@link RaceOutcome#UNEXPECTED}). */
     public RaceOutcome[] outcomes() {
-        return outcomes.getEnumConstants();
+        RaceOutcome[] own = outcomes.getEnumConstants();
+        RaceOutcome[] all = new RaceOutcome[own.length + 1];
+        System.arraycopy(own, 0, all, 0, own.length);
+        all[own.length] = modellingError();
+        return all;
     }
 
-    /** The outcome enum's modelling-error constant. */
+    /** The modelling-error outcome of this race's runs: the one every race shares. */
     public RaceOutcome modellingError() {
         return RaceOutcome.modellingErrorOf(outcomes);
     }

@@ -8,11 +8,14 @@ import vllmrace.model.detect.ViolationKind;
 
 /**
  * What one run of a scenario came to, as classified by the scenario's arbiter from the model's detectors.
- * Implemented by one enum per race whose every constant is annotated {@link Clean}, {@link Violating} or
- * {@link ModellingError} with its meaning (exactly one constant is the modelling error); JCStress reports the enum
- * constant's name as the outcome id.
+ * Implemented by one enum per race whose every constant is annotated {@link Clean} or {@link Violating} with its meaning
+ * and the detectors it stands on; the modelling error is the one all races share ({@link #UNEXPECTED}). JCStress reports
+ * the constant's name as the outcome id.
  */
 public interface RaceOutcome {
+    /** The modelling error every race shares ({@link ModellingErrorOutcome}): what an arbiter returns for an ending it does not describe. */
+    RaceOutcome UNEXPECTED = ModellingErrorOutcome.UNEXPECTED;
+
     /** Which of the three kinds of run this is. */
     default OutcomeKind kind() {
         Field f = field(this);
@@ -88,15 +91,17 @@ public interface RaceOutcome {
         return set;
     }
 
-    /** The one constant of {@code outcomes} annotated {@link ModellingError}. */
+    /**
+     * The modelling error of runs classified by {@code outcomes}: its own {@link ModellingError} constant where it declares
+     * one (the race hunt's), else the one every race shares, {@link #UNEXPECTED}.
+     */
     static RaceOutcome modellingErrorOf(Class<? extends RaceOutcome> outcomes) {
         RaceOutcome[] errors = Arrays.stream(outcomes.getEnumConstants()).filter(RaceOutcome::modellingError)
                 .toArray(RaceOutcome[]::new);
-        if (errors.length != 1) {
-            throw new IllegalStateException(outcomes.getName() + " must have exactly one @ModellingError constant, has "
-                    + errors.length);
+        if (errors.length > 1) {
+            throw new IllegalStateException(outcomes.getName() + " has " + errors.length + " @ModellingError constants; at most one");
         }
-        return errors[0];
+        return errors.length == 1 ? errors[0] : UNEXPECTED;
     }
 
     private static Field field(RaceOutcome outcome) {

@@ -7,7 +7,6 @@ import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
-import vllmrace.races.ModellingError;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
@@ -51,8 +50,7 @@ public final class ExtraAsyncSavesDedupScenario extends ConnectorRaceScenario {
         @Clean("R's block was freed after both async saves completed; one finished_sending(R); R2 ran") FREED_AFTER_LAST_SAVE,
         @Violating(value = "a save read R's block after it was freed (and maybe given to R2), or a second finished_sending(R)", detectors = {ViolationKind.WRITE_INTO_FREED_BLOCK},
                 cascade = {ViolationKind.DUPLICATE_TRANSFER_EVENT, ViolationKind.LATE_TRANSFER_REPORT},
-                cascadeWhy = "the early free that lets a save read a freed block also lets the second save's report reach the scheduler") FREED_BEFORE_LAST_SAVE,
-        @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
+                cascadeWhy = "the early free that lets a save read a freed block also lets the second save's report reach the scheduler") FREED_BEFORE_LAST_SAVE;
     }
 
     private final LmCacheConnector lmcache;
@@ -94,7 +92,7 @@ public final class ExtraAsyncSavesDedupScenario extends ConnectorRaceScenario {
     }
 
     @Override
-    public Outcome arbiter() {
+    public RaceOutcome arbiter() {
         rig.runToQuiescence();
         if (rig.has(ViolationKind.WRITE_INTO_FREED_BLOCK) || rig.has(ViolationKind.DUPLICATE_TRANSFER_EVENT)
                 || rig.has(ViolationKind.LATE_TRANSFER_REPORT)) {

@@ -8,7 +8,6 @@ import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
-import vllmrace.races.ModellingError;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
@@ -84,8 +83,7 @@ public final class LateLoadCompletionUnionScenario extends ConnectorRaceScenario
         @Violating(value = "engine alive, no bad write, but R's transfer completion reached the scheduler twice", detectors = {ViolationKind.DUPLICATE_TRANSFER_EVENT}) DUPLICATE_TRANSFER_EVENT,
         @Violating(value = "a block or a delay-freed request is never released at quiescence", detectors = {ViolationKind.BLOCK_LEAK},
                 cascade = {ViolationKind.DELAY_FREED_NEVER_RELEASED, ViolationKind.DUPLICATE_TRANSFER_EVENT},
-                cascadeWhy = "a lost report leaves the request's blocks, and its delay-freed record, behind") LEAK,
-        @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
+                cascadeWhy = "a lost report leaves the request's blocks, and its delay-freed record, behind") LEAK;
     }
 
     private final NixlDecodeConnector nixl;
@@ -142,7 +140,7 @@ public final class LateLoadCompletionUnionScenario extends ConnectorRaceScenario
     }
 
     @Override
-    public Outcome arbiter() {
+    public RaceOutcome arbiter() {
         return switch (runToQuiescenceAndFind()) {
             case ENGINE_DEAD -> Outcome.ENGINE_DEAD;
             case WRITE_INTO_FREED_BLOCK -> Outcome.PULL_WROTE_FREED_BLOCK;

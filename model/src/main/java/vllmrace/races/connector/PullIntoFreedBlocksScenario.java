@@ -4,7 +4,6 @@ import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.races.Clean;
-import vllmrace.races.ModellingError;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
@@ -51,8 +50,7 @@ public final class PullIntoFreedBlocksScenario extends TwoActorScenario {
                         + "of it); that race is judged there, this one judges only the write") NO_BAD_WRITE,
         @Violating(value = "the NIXL pull wrote R's block after R finished and the block was freed (and maybe given to R2)", detectors = {ViolationKind.WRITE_INTO_FREED_BLOCK},
                 cascade = {ViolationKind.DUPLICATE_TRANSFER_EVENT, ViolationKind.LATE_TRANSFER_REPORT},
-                cascadeWhy = "LateLoadCompletionUnion: the same seed 003 run reports the request's recv twice (its race, judged there)") PULL_WROTE_FREED_BLOCK,
-        @ModellingError("an exception or an engine death: a modelling error here (the reported variant skips late reports)") UNEXPECTED;
+                cascadeWhy = "LateLoadCompletionUnion: the same seed 003 run reports the request's recv twice (its race, judged there)") PULL_WROTE_FREED_BLOCK;
     }
 
     private final LateLoadCompletionUnionScenario scenario;
@@ -70,13 +68,13 @@ public final class PullIntoFreedBlocksScenario extends TwoActorScenario {
     }
 
     @Override
-    public Outcome arbiter() {
-        LateLoadCompletionUnionScenario.Outcome outcome = scenario.arbiter();
+    public RaceOutcome arbiter() {
+        RaceOutcome outcome = scenario.arbiter();
         if (scenario.rig().has(ViolationKind.WRITE_INTO_FREED_BLOCK)) {
             return Outcome.PULL_WROTE_FREED_BLOCK;
         }
         // every other seed-003 finding (engine death, a duplicate report, a leak) is LateLoadCompletionUnion's
-        return outcome == LateLoadCompletionUnionScenario.Outcome.UNEXPECTED ? Outcome.UNEXPECTED : Outcome.NO_BAD_WRITE;
+        return outcome.modellingError() ? RaceOutcome.UNEXPECTED : Outcome.NO_BAD_WRITE;
     }
 
     public ConnectorRig rig() {

@@ -8,7 +8,6 @@ import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
-import vllmrace.races.ModellingError;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
@@ -86,8 +85,7 @@ public final class RecvAndSendForAbortedLoadScenario extends ConnectorRaceScenar
                 cascadeWhy = "without #25067/#33377 the aborted request is freed and updated again") DUPLICATE_TRANSFER_EVENT,
         @Violating(value = "a block or a delay-freed request is never released at quiescence", detectors = {ViolationKind.BLOCK_LEAK},
                 cascade = {ViolationKind.DELAY_FREED_NEVER_RELEASED},
-                cascadeWhy = "the block and the request's delay-freed record are left together") LEAK,
-        @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
+                cascadeWhy = "the block and the request's delay-freed record are left together") LEAK;
     }
 
     private final NixlDecodeConnector nixl;
@@ -126,7 +124,7 @@ public final class RecvAndSendForAbortedLoadScenario extends ConnectorRaceScenar
     }
 
     @Override
-    public Outcome arbiter() {
+    public RaceOutcome arbiter() {
         return switch (runToQuiescenceAndFind()) {
             case ENGINE_DEAD -> Outcome.ENGINE_DEAD;
             case WRITE_INTO_FREED_BLOCK -> Outcome.SAVE_READ_FREED_BLOCK;

@@ -9,7 +9,6 @@ import vllmrace.model.fix.FixSet;
 import vllmrace.model.frontend.SamplingParams;
 import vllmrace.model.frontend.RequestOutputCollector;
 import vllmrace.races.Clean;
-import vllmrace.races.ModellingError;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.TwoActorScenario;
@@ -75,8 +74,7 @@ public final class ConcurrentAbortKillsReaddScenario extends TwoActorScenario {
                 cascade = {ViolationKind.DUPLICATE_LIVE_REQUEST, ViolationKind.ORPHANED_FRONTEND_REQUEST},
                 cascadeWhy = "when the re-add reached EngineCore while the first request was still live, the id is held twice and the killed re-add's caller waits forever") LATE_ABORT_KILLS_READD,
         @Violating(value = "the late abort's state drop (OutputProcessor.abort_requests) removed X@2's frontend state: EngineCore "
-                + "runs X@2 and its response goes to nobody (FE3's converse)", detectors = {ViolationKind.ENGINE_REQUEST_WITHOUT_FRONTEND}) LATE_ABORT_DROPS_READD_STATE,
-        @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
+                + "runs X@2 and its response goes to nobody (FE3's converse)", detectors = {ViolationKind.ENGINE_REQUEST_WITHOUT_FRONTEND}) LATE_ABORT_DROPS_READD_STATE;
     }
 
     private final VllmInstance vllm;
@@ -105,7 +103,7 @@ public final class ConcurrentAbortKillsReaddScenario extends TwoActorScenario {
     }
 
     @Override
-    public Outcome arbiter() {
+    public RaceOutcome arbiter() {
         vllm.engineCore().processInputQueue();
         vllm.asyncLlm().outputHandler().run();
         vllm.checkQuiescence();

@@ -12,7 +12,6 @@ import vllmrace.model.frontend.OutputProcessor;
 import vllmrace.model.frontend.RequestAlreadyRunningException;
 import vllmrace.model.frontend.RequestOutputCollector;
 import vllmrace.races.Clean;
-import vllmrace.races.ModellingError;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
@@ -75,8 +74,7 @@ public final class DelayFreedIdReuseScenario extends TwoActorScenario {
         @Violating(value = "ADD(X@2) reached EngineCore while the aborted X@1 was still in Scheduler.requests "
                 + "(delay-freed): a duplicate id in EngineCore, although the ABORT went out first", detectors = {ViolationKind.DUPLICATE_LIVE_REQUEST},
                 cascade = {ViolationKind.ABORT_HIT_WRONG_REQUEST, ViolationKind.ORPHANED_FRONTEND_REQUEST, ViolationKind.BLOCK_LEAK, ViolationKind.ENGINE_ASSERT, ViolationKind.LATE_TRANSFER_REPORT},
-                cascadeWhy = "with one id for two requests the abort, the save's finished_sending and the free of one land on the other (an engine assert, a late report, a leaked block, an orphaned caller)") COLLIDES_WITH_DELAY_FREED,
-        @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
+                cascadeWhy = "with one id for two requests the abort, the save's finished_sending and the free of one land on the other (an engine assert, a late report, a leaked block, an orphaned caller)") COLLIDES_WITH_DELAY_FREED;
     }
 
     private final VllmInstance vllm;
@@ -105,7 +103,7 @@ public final class DelayFreedIdReuseScenario extends TwoActorScenario {
     }
 
     @Override
-    public Outcome arbiter() {
+    public RaceOutcome arbiter() {
         for (int i = 0; i < RELEASE_ITERATIONS; i++) {
             vllm.connector().finishInFlightTransfers();
             vllm.engineCore().step(); // no new input: the pending save's finished_sending releases X@1

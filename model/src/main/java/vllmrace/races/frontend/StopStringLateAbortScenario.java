@@ -10,7 +10,6 @@ import vllmrace.model.frontend.RequestAlreadyRunningException;
 import vllmrace.model.frontend.RequestOutputCollector;
 import vllmrace.model.frontend.SamplingParams;
 import vllmrace.races.Clean;
-import vllmrace.races.ModellingError;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
@@ -67,8 +66,7 @@ public final class StopStringLateAbortScenario extends TwoActorScenario {
         @Clean("add_request(X) saw X still tracked and raised: X@1 stopped, its ABORT sent, nothing re-added") READD_REJECTED,
         @Clean("X re-added after ABORT(X@1) was on the wire (or under a fresh internal id): X@2 runs") READDED_AFTER_ABORT,
         @Violating(value = "ADD(X@2) reached EngineCore before the stop string's ABORT(X@1): two live requests "
-                + "under X, and the late ABORT finishes X@2, whose caller then never gets a final output", detectors = {ViolationKind.DUPLICATE_LIVE_REQUEST, ViolationKind.ABORT_HIT_WRONG_REQUEST, ViolationKind.ORPHANED_FRONTEND_REQUEST}) LATE_ABORT_KILLS_READD,
-        @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
+                + "under X, and the late ABORT finishes X@2, whose caller then never gets a final output", detectors = {ViolationKind.DUPLICATE_LIVE_REQUEST, ViolationKind.ABORT_HIT_WRONG_REQUEST, ViolationKind.ORPHANED_FRONTEND_REQUEST}) LATE_ABORT_KILLS_READD;
     }
 
     private final VllmInstance vllm;
@@ -96,7 +94,7 @@ public final class StopStringLateAbortScenario extends TwoActorScenario {
     }
 
     @Override
-    public Outcome arbiter() {
+    public RaceOutcome arbiter() {
         vllm.engineCore().processInputQueue(); // no engine step: nothing new for the output handler
         vllm.checkQuiescence();
         if (vllm.violations().has(ViolationKind.DUPLICATE_LIVE_REQUEST) || vllm.violations().has(ViolationKind.ABORT_HIT_WRONG_REQUEST)) {

@@ -5,7 +5,6 @@ import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.races.Clean;
-import vllmrace.races.ModellingError;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
@@ -54,8 +53,7 @@ public final class AbortLosesToFinalStepScenario extends SchedulerRaceScenario {
         @Clean("ABORT received before update_from_output(1) and applied first: R aborted, blocks freed, no success reported") ABORTED,
         @Clean("ABORT received after update_from_output(1): R had finished by length; the ABORT is a no-op") COMPLETED,
         @Violating(value = "ABORT received before update_from_output(1) but applied after it: R completes as a success, "
-                + "the connector pins its blocks for a decode that never comes", detectors = {ViolationKind.ABORT_OVERTAKEN_BY_COMPLETION}) ABORT_OVERTAKEN,
-        @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
+                + "the connector pins its blocks for a decode that never comes", detectors = {ViolationKind.ABORT_OVERTAKEN_BY_COMPLETION}) ABORT_OVERTAKEN;
     }
 
     /** The scenario at one point of its family (see the race's grid). */
@@ -68,7 +66,7 @@ public final class AbortLosesToFinalStepScenario extends SchedulerRaceScenario {
     }
 
     @Override
-    public Outcome arbiter() {
+    public RaceOutcome arbiter() {
         rig.runToQuiescence();
         if (rig.has(ViolationKind.ABORT_OVERTAKEN_BY_COMPLETION)) {
             return Outcome.ABORT_OVERTAKEN;

@@ -5,7 +5,6 @@ import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.races.Clean;
-import vllmrace.races.ModellingError;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
@@ -65,8 +64,7 @@ public final class AbortOfFinishedDelayFreedScenario extends SchedulerRaceScenar
         @Violating(value = "ABORT re-finished the delay-freed R: _free_request twice (SC1), blocks freed during the send, "
                 + "finished_sending(R) finds R gone (KeyError, engine dead, unless seed 003's skip of late reports is on)", detectors = {ViolationKind.DOUBLE_FREE_REQUEST},
                 cascade = {ViolationKind.LATE_TRANSFER_REPORT},
-                cascadeWhy = "the second free deletes the request, so its save's finished_sending finds no request") REFREED_THEN_KEYERROR,
-        @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
+                cascadeWhy = "the second free deletes the request, so its save's finished_sending finds no request") REFREED_THEN_KEYERROR;
     }
 
     /** The scenario at one point of its family (see the race's grid). */
@@ -80,7 +78,7 @@ public final class AbortOfFinishedDelayFreedScenario extends SchedulerRaceScenar
     }
 
     @Override
-    public Outcome arbiter() {
+    public RaceOutcome arbiter() {
         rig.runToQuiescence();
         if (rig.has(ViolationKind.DOUBLE_FREE_REQUEST)) {
             return Outcome.REFREED_THEN_KEYERROR;

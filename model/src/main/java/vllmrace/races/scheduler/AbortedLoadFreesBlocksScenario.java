@@ -6,7 +6,6 @@ import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
-import vllmrace.races.ModellingError;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
@@ -54,8 +53,7 @@ public final class AbortedLoadFreesBlocksScenario extends SchedulerRaceScenario 
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {
         @Clean("R aborted (before, during or after its load); B freed only once nothing writes it; R2 ran") ABORTED,
-        @Violating(value = "R's async load landed in B after B was freed (and maybe reallocated to R2): SC4", detectors = {ViolationKind.WRITE_INTO_FREED_BLOCK}) LOAD_WROTE_FREED_BLOCK,
-        @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
+        @Violating(value = "R's async load landed in B after B was freed (and maybe reallocated to R2): SC4", detectors = {ViolationKind.WRITE_INTO_FREED_BLOCK}) LOAD_WROTE_FREED_BLOCK;
     }
 
     /** The scenario at one point of its family (see the race's grid). */
@@ -76,7 +74,7 @@ public final class AbortedLoadFreesBlocksScenario extends SchedulerRaceScenario 
     }
 
     @Override
-    public Outcome arbiter() {
+    public RaceOutcome arbiter() {
         rig.runToQuiescence();
         if (rig.has(ViolationKind.WRITE_INTO_FREED_BLOCK)) {
             return Outcome.LOAD_WROTE_FREED_BLOCK;

@@ -10,7 +10,6 @@ import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
-import vllmrace.races.ModellingError;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
@@ -62,8 +61,7 @@ public final class AbortedLoadLeakScenario extends SchedulerRaceScenario {
         @Clean("R finished normally before its ABORT was applied (the sync Scheduler processed its step in the same "
                 + "busy-loop iteration); the abort was a no-op, its blocks freed once") FINISHED_BEFORE_ABORT,
         @Violating(value = "R aborted after its finished_recving arrived, free delayed for a report that never comes: "
-                + "R stays in requests holding its blocks (SC5)", detectors = {ViolationKind.DELAY_FREED_NEVER_RELEASED, ViolationKind.BLOCK_LEAK}) LEAK,
-        @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
+                + "R stays in requests holding its blocks (SC5)", detectors = {ViolationKind.DELAY_FREED_NEVER_RELEASED, ViolationKind.BLOCK_LEAK}) LEAK;
     }
 
     /** The scenario at one point of its family (see the race's grid). */
@@ -88,7 +86,7 @@ public final class AbortedLoadLeakScenario extends SchedulerRaceScenario {
     }
 
     @Override
-    public Outcome arbiter() {
+    public RaceOutcome arbiter() {
         rig.runToQuiescence();
         Set<ViolationKind> kinds = rig.violations().all().stream().map(Violation::kind).collect(Collectors.toSet());
         if (kinds.equals(EnumSet.of(ViolationKind.DELAY_FREED_NEVER_RELEASED, ViolationKind.BLOCK_LEAK)) && !actorFailed()) {

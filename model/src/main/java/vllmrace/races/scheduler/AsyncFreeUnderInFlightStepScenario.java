@@ -7,7 +7,6 @@ import vllmrace.model.fix.FixSet;
 import vllmrace.model.kv.TransferTarget;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
-import vllmrace.races.ModellingError;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
@@ -63,8 +62,7 @@ public final class AsyncFreeUnderInFlightStepScenario extends SchedulerRaceScena
     public enum Outcome implements RaceOutcome {
         @Clean("R stopped; R2 got the block, loaded its KV and ran; no stale write landed on R2's KV") CLEAN,
         @Violating(value = "step 2's stale device write for R landed in the block after R2's NIC write had filled it: R2's KV is "
-                + "corrupted (SC4)", detectors = {ViolationKind.STALE_STEP_WRITE_INTO_REUSED_BLOCK}) CORRUPTED,
-        @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
+                + "corrupted (SC4)", detectors = {ViolationKind.STALE_STEP_WRITE_INTO_REUSED_BLOCK}) CORRUPTED;
     }
 
     /** The scenario at one point of its family: {@code maxTokens} of R (default 3; R stops at its first token). */
@@ -89,7 +87,7 @@ public final class AsyncFreeUnderInFlightStepScenario extends SchedulerRaceScena
     }
 
     @Override
-    public Outcome arbiter() {
+    public RaceOutcome arbiter() {
         rig.runToQuiescence();
         if (onlyFired(ViolationKind.STALE_STEP_WRITE_INTO_REUSED_BLOCK)) {
             return Outcome.CORRUPTED;

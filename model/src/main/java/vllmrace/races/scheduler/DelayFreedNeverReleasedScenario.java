@@ -6,7 +6,6 @@ import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
-import vllmrace.races.ModellingError;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
@@ -60,8 +59,7 @@ public final class DelayFreedNeverReleasedScenario extends SchedulerRaceScenario
     public enum Outcome implements RaceOutcome {
         @Clean("R aborted; after the grace period the sweep freed its blocks once, and nothing wrote into them after") RECLAIMED,
         @Violating(value = "R aborted while waiting for a push that never comes: it stays FINISHED_ABORTED in requests holding its "
-                + "blocks for ever (LV2)", detectors = {ViolationKind.REQUEST_LEAKED}) LEAKED,
-        @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
+                + "blocks for ever (LV2)", detectors = {ViolationKind.REQUEST_LEAKED}) LEAKED;
     }
 
     /** The scenario at one point of its family (see the race's grid): {@code promptBlocks} (default 1). */
@@ -83,7 +81,7 @@ public final class DelayFreedNeverReleasedScenario extends SchedulerRaceScenario
     }
 
     @Override
-    public Outcome arbiter() {
+    public RaceOutcome arbiter() {
         rig.runToQuiescence();
         if (onlyFired(ViolationKind.REQUEST_LEAKED)) {
             return Outcome.LEAKED;

@@ -9,7 +9,6 @@ import vllmrace.model.fix.FixSet;
 import vllmrace.model.frontend.InputProcessor;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
-import vllmrace.races.ModellingError;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
@@ -70,8 +69,7 @@ public final class DoubleAbortApplicationScenario extends SchedulerRaceScenario 
     public enum Outcome implements RaceOutcome {
         @Clean("X@1 aborted once (or already finished by length); X@3 ran to its length") READD_RUNS,
         @Violating(value = "the aborts_queue copy of ABORT(X), applied after the input queue re-added X, finished X@3 (FE2): "
-                + "its client never gets an output", detectors = {ViolationKind.ABORT_HIT_WRONG_REQUEST}) SECOND_ABORT_KILLS_READD,
-        @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
+                + "its client never gets an output", detectors = {ViolationKind.ABORT_HIT_WRONG_REQUEST}) SECOND_ABORT_KILLS_READD;
     }
 
     private final String first;
@@ -102,7 +100,7 @@ public final class DoubleAbortApplicationScenario extends SchedulerRaceScenario 
     }
 
     @Override
-    public Outcome arbiter() {
+    public RaceOutcome arbiter() {
         rig.runToQuiescence();
         if (onlyFired(ViolationKind.ABORT_HIT_WRONG_REQUEST)) {
             return Outcome.SECOND_ABORT_KILLS_READD;

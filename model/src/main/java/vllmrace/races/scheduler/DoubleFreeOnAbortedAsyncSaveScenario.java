@@ -5,7 +5,6 @@ import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.races.Clean;
-import vllmrace.races.ModellingError;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
@@ -69,8 +68,7 @@ public final class DoubleFreeOnAbortedAsyncSaveScenario extends SchedulerRaceSce
                 cascadeWhy = "the aborted request's in-flight output is applied before its second free (#33377's guard is off with "
                         + "it); without seed 003's late-report skip its save's finished_sending then finds no request") FREED_TWICE,
         @Violating(value = "update_from_output(1) appended R's token after its abort (SC3); R had tokens to go, so no second "
-                + "_free_request yet", detectors = {ViolationKind.OUTPUT_FOR_FINISHED_REQUEST}) OUTPUT_APPLIED_AFTER_ABORT,
-        @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
+                + "_free_request yet", detectors = {ViolationKind.OUTPUT_FOR_FINISHED_REQUEST}) OUTPUT_APPLIED_AFTER_ABORT;
     }
 
     /** The scenario at one point of its family (see the race's grid). */
@@ -83,7 +81,7 @@ public final class DoubleFreeOnAbortedAsyncSaveScenario extends SchedulerRaceSce
     }
 
     @Override
-    public Outcome arbiter() {
+    public RaceOutcome arbiter() {
         rig.runToQuiescence();
         if (rig.has(ViolationKind.DOUBLE_FREE_REQUEST)) {
             return Outcome.FREED_TWICE;

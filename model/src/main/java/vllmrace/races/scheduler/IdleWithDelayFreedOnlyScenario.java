@@ -5,7 +5,6 @@ import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.races.Clean;
-import vllmrace.races.ModellingError;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
@@ -64,8 +63,7 @@ public final class IdleWithDelayFreedOnlyScenario extends SchedulerRaceScenario 
         @Violating(value = "the send completed after the busy loop stopped stepping: nothing polls get_finished, R stays in "
                 + "requests holding its blocks (LV2)", detectors = {ViolationKind.REQUEST_LEAKED},
                 cascade = {ViolationKind.BLOCK_LEAK},
-                cascadeWhy = "the leaked request's blocks, where the quiescence check reaches them") LEAKED,
-        @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
+                cascadeWhy = "the leaked request's blocks, where the quiescence check reaches them") LEAKED;
     }
 
     /** The scenario at one point of its family (see the race's grid). */
@@ -84,7 +82,7 @@ public final class IdleWithDelayFreedOnlyScenario extends SchedulerRaceScenario 
     }
 
     @Override
-    public Outcome arbiter() {
+    public RaceOutcome arbiter() {
         rig.runToQuiescence();
         if (onlyFired(ViolationKind.REQUEST_LEAKED, ViolationKind.BLOCK_LEAK)) {
             return Outcome.LEAKED;

@@ -7,7 +7,6 @@ import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
-import vllmrace.races.ModellingError;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
@@ -84,8 +83,7 @@ public final class PlaceholderUnderflowOnPreemptScenario extends SchedulerRaceSc
         @Clean("no placeholder count went negative: C aborted (or done before its ABORT came), A and R ran to their "
                 + "length, everything freed") COMPLETED,
         @Violating(value = "R, resumed before its stale output returned, later drained num_output_placeholders below zero: "
-                + "AsyncScheduler's assert fails, EngineCore dies (SC6)", detectors = {ViolationKind.OUTPUT_PLACEHOLDER_UNDERFLOW}) PLACEHOLDER_UNDERFLOW,
-        @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
+                + "AsyncScheduler's assert fails, EngineCore dies (SC6)", detectors = {ViolationKind.OUTPUT_PLACEHOLDER_UNDERFLOW}) PLACEHOLDER_UNDERFLOW;
     }
 
     /** The scenario at one point of its family: {@code promptBlocks} (A's and R's prompts in blocks, default 1; the pool grows). */
@@ -111,7 +109,7 @@ public final class PlaceholderUnderflowOnPreemptScenario extends SchedulerRaceSc
     }
 
     @Override
-    public Outcome arbiter() {
+    public RaceOutcome arbiter() {
         rig.runToQuiescence();
         if (rig.has(ViolationKind.OUTPUT_PLACEHOLDER_UNDERFLOW) && !actorFailed()
                 && rig.violations().all().stream().allMatch(v -> v.kind() == ViolationKind.OUTPUT_PLACEHOLDER_UNDERFLOW)) {

@@ -6,7 +6,6 @@ import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
-import vllmrace.races.ModellingError;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
@@ -75,8 +74,7 @@ public final class PreemptedInFinalStepEmptyBlocksScenario extends SchedulerRace
         @Clean("R finished normally and request_finished handed its blocks to the connector (R was not preempted, or was "
                 + "recomputed after its stale final token was dropped); C aborted, A completed, everything freed") HANDED_OFF,
         @Violating(value = "R was preempted in its final step and still finished normally: request_finished(R, []) hands the "
-                + "decoder no blocks (CN3)", detectors = {ViolationKind.EMPTY_KV_HANDOFF}) EMPTY_HANDOFF,
-        @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
+                + "decoder no blocks (CN3)", detectors = {ViolationKind.EMPTY_KV_HANDOFF}) EMPTY_HANDOFF;
     }
 
     /**
@@ -105,7 +103,7 @@ public final class PreemptedInFinalStepEmptyBlocksScenario extends SchedulerRace
     }
 
     @Override
-    public Outcome arbiter() {
+    public RaceOutcome arbiter() {
         rig.runToQuiescence();
         if (rig.has(ViolationKind.EMPTY_KV_HANDOFF) && !actorFailed()
                 && rig.violations().all().stream().allMatch(v -> v.kind() == ViolationKind.EMPTY_KV_HANDOFF)) {

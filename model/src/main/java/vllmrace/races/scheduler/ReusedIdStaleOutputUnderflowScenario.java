@@ -8,7 +8,6 @@ import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.frontend.InputProcessor;
 import vllmrace.races.Clean;
-import vllmrace.races.ModellingError;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
@@ -73,8 +72,7 @@ public final class ReusedIdStaleOutputUnderflowScenario extends SchedulerRaceSce
          * ABORT_APPLIED_ONCE is a proposal, off on vLLM main), this scenario's steps also reach DoubleAbortApplication.
          */
         @Violating(value = "ABORT(A@1), applied again from aborts_queue, finishes the resubmitted A under the same id (FE2): "
-                + "DoubleAbortApplication's race, reached by these steps on vLLM main with ids not randomized", detectors = {ViolationKind.ABORT_HIT_WRONG_REQUEST}) READD_KILLED_BY_ABORT_COPY,
-        @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
+                + "DoubleAbortApplication's race, reached by these steps on vLLM main with ids not randomized", detectors = {ViolationKind.ABORT_HIT_WRONG_REQUEST}) READD_KILLED_BY_ABORT_COPY;
     }
 
     private final String first;
@@ -102,7 +100,7 @@ public final class ReusedIdStaleOutputUnderflowScenario extends SchedulerRaceSce
     }
 
     @Override
-    public Outcome arbiter() {
+    public RaceOutcome arbiter() {
         rig.runToQuiescence();
         if (rig.has(ViolationKind.OUTPUT_PLACEHOLDER_UNDERFLOW) && !actorFailed()) {
             return Outcome.STALE_OUTPUT_ON_READDED;

@@ -7,7 +7,6 @@ import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
-import vllmrace.races.ModellingError;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
@@ -63,8 +62,7 @@ public final class SkippedWaitingAdmissionDeadlockScenario extends SchedulerRace
     public enum Outcome implements RaceOutcome {
         @Clean("A and B both ran to their length and were freed") COMPLETED,
         @Violating(value = "A cannot be allocated and stops the waiting scan; B holds the blocks A needs and is never reached: "
-                + "Running 0 for ever (LV1)", detectors = {ViolationKind.REQUEST_STUCK}) DEADLOCKED,
-        @ModellingError("any other violation or exception: a modelling error, never expected") UNEXPECTED;
+                + "Running 0 for ever (LV1)", detectors = {ViolationKind.REQUEST_STUCK}) DEADLOCKED;
     }
 
     /** The scenario at one point of its family (see the race's grid): {@code promptBlocks} scales both prompts and the pool. */
@@ -88,7 +86,7 @@ public final class SkippedWaitingAdmissionDeadlockScenario extends SchedulerRace
     }
 
     @Override
-    public Outcome arbiter() {
+    public RaceOutcome arbiter() {
         rig.runToQuiescence();
         if (onlyFired(ViolationKind.REQUEST_STUCK)) {
             return Outcome.DEADLOCKED;
