@@ -1,0 +1,259 @@
+package vllmrace.races;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
+import vllmrace.model.asyncio.Coroutine;
+import vllmrace.model.asyncio.EventLoop;
+import vllmrace.model.asyncio.StepLog;
+import vllmrace.model.connector.KvConnectorBaseV1;
+import vllmrace.model.connector.KvConnectorWorker;
+import vllmrace.model.deploy.Configuration;
+import vllmrace.model.detect.Settle;
+import vllmrace.model.detect.ViolationKind;
+import vllmrace.model.detect.ViolationLog;
+import vllmrace.model.engine.EngineCore;
+import vllmrace.model.engine.EngineCoreMessage;
+import vllmrace.model.engine.EngineCoreOutput;
+import vllmrace.model.engine.EngineCoreRequest;
+import vllmrace.model.engine.Fifo;
+import vllmrace.model.fix.FixSet;
+import vllmrace.model.kv.BlockPool;
+import vllmrace.model.kv.KvCacheManager;
+import vllmrace.model.sched.KvLoadFailurePolicy;
+import vllmrace.model.sched.Request;
+import vllmrace.model.sched.Scheduler;
+
+/**
+ * The one wiring of an EngineCore process under test, shared by the scheduler races' rig and the connector races' rig
+ * (and through the first, the hunt and the linearizability checks): the input socket and input thread, the busy loop
+ * with its batch queue (the configuration's: 2 steps in flight with the AsyncScheduler, one with the sync Scheduler),
+ * the {@link Scheduler} over a {@link KvCacheManager} / {@link BlockPool} of {@link #BLOCK_SIZE}-token blocks, one
+ * {@link ViolationLog} and one {@link StepLog}. A subclass brings the KV connector ({@link #wire}) and says how its
+ * transfers complete and when they are idle; everything a scenario asks of the engine (ADDs, tracked requests, finish
+ * reasons, detectors, settling to quiescence) is here, once.
+ *
+ * <p>The scenario's actors are {@link Coroutine}s on one {@link EventLoop} standing for the busy loop's serialisation:
+ * everything the scheduler does runs on the busy-loop thread, so its steps never overlap.
+ */
+public abstract class EngineRig {
+    /** Tokens per KV block. */
+    public static final int BLOCK_SIZE = 4;
+    /** Async scheduling: schedule(N+1) runs before update_from_output(N). */
+    public static final int BATCH_QUEUE_SIZE = 2;
+
+    private final FixSet fixes;
+    private final Configuration config;
+    private final int batchQueueSize;
+    private final ViolationLog violations = new ViolationLog();
+    private final StepLog stepLog = new StepLog();
+    private final EventLoop busyLoop = new EventLoop(stepLog);
+    private final Fifo<EngineCoreMessage> inputSocket = new Fifo<>();
+    private final Fifo<List<EngineCoreOutput>> outputSocket = new Fifo<>();
+    private final BlockPool blockPool;
+    private final KvCacheManager kvCacheManager;
+    private Scheduler scheduler;
+    private EngineCore engineCore;
+    private final Map<String, Long> arrivalTimes = new HashMap<>();
+    private final Map<String, Request> tracked = new HashMap<>();
+    private final Map<String, String> finishReasons = new HashMap<>();
+    private long arrivalClock;
+
+    /**
+     * @param asyncDepth steps in flight with the AsyncScheduler ({@code max_concurrent_batches}: 2, more under pipeline
+     *                   parallelism); the sync Scheduler at pipeline-parallel size 1 keeps one
+     */
+    protected EngineRig(FixSet fixes, Configuration config, int numGpuBlocks, int asyncDepth) {
+        this.fixes = Objects.requireNonNull(fixes, "fixes");
+        this.config = Objects.requireNonNull(config, "config");
+        this.batchQueueSize = config.batchQueueSize(asyncDepth);
+        blockPool = new BlockPool(numGpuBlocks, violations);
+        kvCacheManager = new KvCacheManager(blockPool, BLOCK_SIZE, violations);
+    }
+
+    /**
+     * Builds the Scheduler around the subclass's connector and EngineCore around its worker side; called once, from the
+     * subclass's constructor. {@code worker} may read the scheduler (an aggregator looks requests up in it).
+     */
+    protected final void wire(KvConnectorBaseV1 connector, Function<Scheduler, KvConnectorWorker> worker) {
+        if (scheduler != null) {
+            throw new IllegalStateException("the rig is wired already");
+        }
+        scheduler = new Scheduler(fixes, violations, kvCacheManager, connector, KvLoadFailurePolicy.FAIL, config.schedulerKind(),
+                batchQueueSize);
+        engineCore = new EngineCore(scheduler, inputSocket, outputSocket, violations, stepLog, worker.apply(scheduler), batchQueueSize);
+    }
+
+    /** Completes every KV transfer the environment will deliver now (the arbiter's settling calls it each iteration). */
+    protected abstract void finishInFlightTransfers();
+
+    /** No KV transfer is in flight or unreported. */
+    protected abstract boolean transfersIdle();
+
+    /** The connector's part of {@link #progressSignature()}. */
+    protected abstract String transfersSignature();
+
+    /** Set-up: the client's ADD goes on the input socket (applied at the next {@code _process_input_queue}). */
+    public void sendAdd(String requestId, int numPromptTokens, int maxTokens) {
+        sendAdd(requestId, numPromptTokens, maxTokens, 0);
+    }
+
+    /** As {@link #sendAdd(String, int, int)}, the request's {@code stopTokenAt}-th output token a stop token (0: none). */
+    public void sendAdd(String requestId, int numPromptTokens, int maxTokens, int stopTokenAt) {
+        long arrival = ++arrivalClock;
+        arrivalTimes.put(requestId, arrival);
+        inputSocket.send(new EngineCoreMessage.Add(new EngineCoreRequest(requestId, arrival, numPromptTokens, maxTokens, stopTokenAt)));
+    }
+
+    /** The client's ABORT goes on the input socket (the next busy-loop iteration's {@code _process_input_queue} applies it). */
+    public void sendAbort(String requestId) {
+        Long arrival = arrivalTimes.get(requestId);
+        inputSocket.send(new EngineCoreMessage.Abort(List.of(requestId), arrival == null ? Map.of() : Map.of(requestId, arrival)));
+    }
+
+    /** The client's ABORT(id) goes on the input socket and the input thread queues it (call under {@link #atomically}). */
+    public void abortArrives(String requestId) {
+        sendAbort(requestId);
+        engineCore.processInputSockets();
+    }
+
+    /** Set-up: keeps the engine's Request object of {@code requestId}, to read its final status after it is freed. */
+    public Request track(String requestId) {
+        Request request = Objects.requireNonNull(scheduler.getRequest(requestId), () -> requestId + " is not in the scheduler");
+        tracked.put(requestId, request);
+        return request;
+    }
+
+    /** Set-up: one busy-loop iteration, run directly. */
+    public void runBusyLoopOnce() {
+        engineCore.runBusyLoopOnce();
+        collectOutputs();
+    }
+
+    /** Whether EngineCore keeps one batch in flight ({@code EngineCore.step}: the sync Scheduler at pipeline-parallel size 1). */
+    public boolean oneBatchInFlight() {
+        return batchQueueSize == 1;
+    }
+
+    /**
+     * Set-up: inputs applied and the next step dispatched, in flight. With the AsyncScheduler one busy-loop iteration
+     * (the loop blocks on the oldest step only once the queue is full); with the sync Scheduler (one batch in flight)
+     * {@code EngineCore.step} up to {@code execute_model}: the model runs while the client's messages arrive, and the
+     * rest of that step is the busy-loop actor's first.
+     */
+    public void dispatchStep() {
+        if (!oneBatchInFlight()) {
+            runBusyLoopOnce();
+            return;
+        }
+        engineCore.processInputQueue();
+        engineCore.scheduleBatch();
+    }
+
+    /**
+     * Arbiter: the environment delivers every transfer it will, and the busy loop runs until
+     * {@link Settle#SETTLED_ITERATIONS} iterations in a row change nothing; then the detectors at quiescence (SC1's
+     * converse, SC5, leaks) and bounded liveness (LV1 stuck, LV2 leaked).
+     */
+    public void runToQuiescence() {
+        int settled = Settle.run(() -> {
+            finishInFlightTransfers();
+            engineCore.runBusyLoopOnce();
+            collectOutputs();
+        }, this::progressSignature, () -> engineCore.isIdle() && !scheduler.hasRequests() && transfersIdle());
+        scheduler.checkQuiescence();
+        scheduler.checkLiveness(settled);
+    }
+
+    /** What another iteration could change: the scheduler's state, the transfers, and EngineCore's queues. */
+    public String progressSignature() {
+        return scheduler.progressSignature() + " | " + transfersSignature() + " | engine idle " + engineCore.isIdle();
+    }
+
+    /** Takes what EngineCore sent to the output socket since the last call, remembering the finish reasons. */
+    public List<EngineCoreOutput> collectOutputs() {
+        List<EngineCoreOutput> all = new ArrayList<>();
+        for (List<EngineCoreOutput> outputs : outputSocket.drain()) {
+            for (EngineCoreOutput output : outputs) {
+                all.add(output);
+                if (output.finished()) {
+                    finishReasons.merge(output.requestId(), output.finishReason(), (a, b) -> a + "," + b);
+                }
+            }
+        }
+        return all;
+    }
+
+    /** The event loop the actors' coroutines run on (the busy loop's serialisation), for scenario-built actors. */
+    public EventLoop busyLoopEvents() {
+        return busyLoop;
+    }
+
+    /** Actor: one atomic event off the busy loop (a connector's background thread, the worker). */
+    public Coroutine<Void> event(String task, String step, Runnable body) {
+        return Coroutine.builder(busyLoop, task).step(step, body).build();
+    }
+
+    /**
+     * Runs {@code body} as one atomic step on the busy loop's serialisation (a one-step coroutine), for harnesses that
+     * drive the engine operation by operation; returns what the body raised, or null.
+     */
+    public RuntimeException atomically(String task, String step, Runnable body) {
+        return event(task, step, body).run().failure();
+    }
+
+    /** The arrival time the client gave {@code requestId}, or null if it never sent an ADD for it. */
+    public Long arrivalTime(String requestId) {
+        return arrivalTimes.get(requestId);
+    }
+
+    /** The tracked Request object of {@code requestId} (its status survives its free). */
+    public Request request(String requestId) {
+        return Objects.requireNonNull(tracked.get(requestId), () -> requestId + " is not tracked");
+    }
+
+    /** The finish reasons EngineCore sent for {@code requestId}, comma-joined, or null. */
+    public String finishReasons(String requestId) {
+        return finishReasons.get(requestId);
+    }
+
+    public boolean has(ViolationKind kind) {
+        return violations.has(kind);
+    }
+
+    /** True when the scheduler holds nothing and every block is back in the pool. */
+    public boolean allFreed() {
+        return scheduler.requestsSnapshot().isEmpty() && blockPool.numUsedBlocks() == 0;
+    }
+
+    public FixSet fixes() {
+        return fixes;
+    }
+
+    public ViolationLog violations() {
+        return violations;
+    }
+
+    public StepLog stepLog() {
+        return stepLog;
+    }
+
+    public Scheduler scheduler() {
+        return scheduler;
+    }
+
+    public EngineCore engineCore() {
+        return engineCore;
+    }
+
+    public KvCacheManager kvCacheManager() {
+        return kvCacheManager;
+    }
+
+    public BlockPool blockPool() {
+        return blockPool;
+    }
+}
