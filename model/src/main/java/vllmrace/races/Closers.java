@@ -15,7 +15,7 @@ import vllmrace.model.fix.Fix;
  * too. The reported variant switches every closer off.
  *
  * @param full    closers that close the race alone
- * @param partial closers that alone leave these invariants (of reference §5: "CN1", "SC4", ...) broken
+ * @param partial closers that alone leave these invariants (of lifecycle §5: "CN1", "SC4", ...) broken
  */
 public record Closers(Set<Fix> full, Map<Fix, Set<String>> partial) {
 

@@ -1,6 +1,6 @@
 package vllmrace.races;
 
-/** The verdict a variant must get (reference/race-catalogue.md). */
+/** The verdict a variant must get (README, "Three verdicts"). */
 public enum Expectation {
     /** The reproducer must observe the race; a run that does not fails the build. */
     BUG_FOUND("bug found"),

@@ -103,7 +103,7 @@ public enum Race {
             List.of(Params.DEFAULT, Params.of("n", 2))),
     ExtraAsyncSavesDedup(
             Component.CONNECTOR,
-            "MultiConnector _extra_async_saves (reference §3b)",
+            "MultiConnector _extra_async_saves (lifecycle §3(b))",
             Closers.none(),
             Expectation.NOT_APPLICABLE,
             vllmrace.races.connector.ExtraAsyncSavesDedupScenario.Outcome.class,

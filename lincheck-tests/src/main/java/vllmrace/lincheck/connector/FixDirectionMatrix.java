@@ -18,7 +18,7 @@ import vllmrace.races.connector.LateLoadCompletionUnionScenario;
 import vllmrace.races.connector.SeedThreeInvariant;
 
 /**
- * Seed 003's fix-direction matrix (reference/race-catalogue.md): for each of the 8 on/off combinations of
+ * Seed 003's fix-direction matrix (docs/lifecycle.md §3(b)): for each of the 8 on/off combinations of
  * {@link Fix#MULTI_CONNECTOR_LOAD_DEDUP} (1), {@link Fix#NIXL_PIN_PULL_BLOCKS} (2) and
  * {@link Fix#SCHEDULER_SKIP_LATE_REPORT} (3) — every other fix ON — which of the four {@link SeedThreeInvariant}s hold
  * in seed 003's scenario ({@link LateLoadCompletionUnionScenario}). Computed two ways, both checked against

@@ -21,7 +21,7 @@ import vllmrace.model.sched.SchedulerOutput;
 /**
  * A KV connector, both roles, whose async loads and saves complete only when the scenario says so
  * ({@link #completeLoad}, {@link #completeSave}, {@link #finishInFlightTransfers}). Shaped after the
- * connectors of reference §3: the decision in {@link #requestFinished} follows a {@link SavePolicy} taken from
+ * connectors of lifecycle §3: the decision in {@link #requestFinished} follows a {@link SavePolicy} taken from
  * {@code nixl/pull_scheduler.py}, {@code NixlPullConnectorScheduler.request_finished} (decode side: never;
  * prefill side: only for a normal finish) or from a connector that async-saves every finished request (the
  * LMCache case of #33377). Upstream the two roles are separate objects that talk through connector metadata;

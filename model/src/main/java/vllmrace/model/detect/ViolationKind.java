@@ -2,7 +2,7 @@ package vllmrace.model.detect;
 
 /**
  * What a model detector can observe. Each kind names the invariant of
- * {@code reference/vllm-request-lifecycle.md} §5 it protects, and whether upstream would kill
+ * {@code docs/lifecycle.md} §5 it protects, and whether upstream would kill
  * EngineCore there (an {@code assert} or a {@code KeyError} on the busy loop) rather than corrupt state silently.
  */
 public enum ViolationKind {
@@ -86,7 +86,7 @@ public enum ViolationKind {
         this.killsEngine = killsEngine;
     }
 
-    /** The invariant of reference §5 (or the PR) this kind breaks. */
+    /** The invariant of lifecycle §5 (or the PR) this kind breaks. */
     public String invariant() {
         return invariant;
     }

@@ -55,7 +55,7 @@ public enum Fix {
             "Scheduler.finish_requests skips already-finished requests"),
     /**
      * The output handler sends ABORT for {@code reqs_to_abort} (requests the frontend finished on a stop string) before
-     * dropping their state: the reading of #15326's {@code _handle_finished_reqs} in reference §1(d). Not upstream.
+     * dropping their state: the reading of #15326's {@code _handle_finished_reqs} in lifecycle §1(d). Not upstream.
      */
     ORDERED_FINISH_ABORT(
             suite("#23697 (closed as stale; #24382's pending-abort state closed, not merged)",
@@ -192,7 +192,7 @@ public enum Fix {
      * so no in-flight step writes a block another request was given.
      */
     DEFER_BLOCK_FREE(
-            merged("#45357", "scheduler.py after #45357 (6cf7b26b and v0.27.1 copies; 00024d31 is before it)",
+            merged("#45357", "vllm/v1/core/sched/scheduler.py@00f4240e (Scheduler.__init__ defer_block_free; 00024d31 is before it)",
                     "Scheduler._free_request_blocks / _drain_deferred_frees, sched_step_seq, processed_step_seq, "
                             + "Request.last_sched_seq; KVCacheManager.pop_blocks_for_free"),
             "the blocks of a request freed while a step that scheduled it is in flight return only after that step is processed"),
@@ -204,8 +204,7 @@ public enum Fix {
      * placeholders of the in-flight steps counted, and a resume before they return is classed a prefill chunk.
      */
     STALE_OUTPUT_AFTER_PREEMPT(
-            merged("#48245", "v0.27.1 (#48245 by njhill reworks #47900) as copied verbatim by the vllm-ascend backport of #49675 "
-                            + "(research-14a id 66143283865); _preempt_request and async_scheduler.py copies ids 66053724462, 70145277602",
+            merged("#48245", "vllm/v1/core/sched/scheduler.py@003df296 (#48245 by njhill reworks #47900; also in v0.27.1)",
                     "Scheduler._preempt_request: request.num_stale_output_tokens = request.num_in_flight_tokens; "
                             + "request.num_output_placeholders = 0; AsyncScheduler._update_request_with_output: if not is_stale: "
                             + "request.num_output_placeholders -= len(new_token_ids); assert request.num_output_placeholders >= 0"),
@@ -217,8 +216,8 @@ public enum Fix {
      * {@link #STALE_OUTPUT_AFTER_PREEMPT}'s stale marking, as upstream (#50297 is built on #48245).
      */
     REQUIRES_KV_DELIVERY(
-            merged("#50297", "v0.27.1 (#50297 by njhill replaces #48141) as copied verbatim by the vllm-ascend backport of #49675 "
-                            + "(research-14a id 66143283865); base.py copies ids 58850042901, 68753030539",
+            merged("#50297", "kv_connector/v1/base.py, multi_connector.py and vllm/v1/core/sched/scheduler.py@00f4240e (#50297 by "
+                            + "njhill replaces #48141; also in v0.27.1)",
                     "Scheduler.schedule: self._preempt_request(preempted_req, scheduled_timestamp, "
                             + "drop_stale_output=self.requires_kv_delivery); update_from_output: if output_is_stale and "
                             + "request.drop_stale_output: continue; KVConnectorBase_V1.requires_kv_delivery: "

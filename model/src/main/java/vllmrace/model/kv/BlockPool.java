@@ -18,7 +18,7 @@ import vllmrace.model.upstream.UpstreamPins;
  * now is the next one handed out; here every freed block goes to the back. The first wave's verdicts do not depend on
  * which free block is reused (each of their pools holds only the blocks the scenario needs).
  *
- * <p>Upstream {@code free_blocks} has no underflow check (reference §1(b)): freeing a block whose {@code ref_cnt} is
+ * <p>Upstream {@code free_blocks} has no underflow check (lifecycle §1(b)): freeing a block whose {@code ref_cnt} is
  * already 0 drives it to -1, and the next {@code get_new_blocks} that pops it trips {@code assert ref_cnt == 0}.
  * This model instead DETECTS it (SC4): it records {@link ViolationKind#BLOCK_DOUBLE_FREE} and
  * {@link ViolationKind#BLOCK_REFCOUNT_UNDERFLOW}, and leaves {@code refCnt} at 0 and the free queue untouched, so the

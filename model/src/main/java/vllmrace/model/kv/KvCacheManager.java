@@ -21,7 +21,7 @@ import vllmrace.model.upstream.UpstreamPins;
  * {@code vllm/v1/core/single_type_kv_cache_manager.py}, {@code SingleTypeKVCacheManager.req_to_blocks},
  * {@code allocate_new_blocks} and {@code free}.
  *
- * <p>{@code req_to_blocks} is keyed ONLY by the request id string (reference §1(b)): two live requests under one id
+ * <p>{@code req_to_blocks} is keyed ONLY by the request id string (lifecycle §1(b)): two live requests under one id
  * share one block list, and freeing either releases both — a use-after-free for the survivor, which
  * {@link #completeWrite} detects. {@code free} pops with a {@code []} default "in case a request is freed (aborted)
  * before alloc", so freeing an id twice is silent.

@@ -12,7 +12,7 @@ import vllmrace.model.upstream.UpstreamPins;
  * frontend request; detectors use it to tell apart two requests that share one {@code requestId}.
  * {@code numOutputPlaceholders} mirrors the async scheduler's count of tokens scheduled but not yet sampled; the
  * preemption fields ({@code num_preemptions}, {@code num_in_flight_tokens} of #47728, {@code num_stale_output_tokens} and
- * {@code drop_stale_output} of #48245) follow {@code request.py} as the research-14a copies quote it.
+ * {@code drop_stale_output} of #48245) follow {@code request.py} as #48245's backports copy it.
  */
 public final class Request {
     private final String requestId;

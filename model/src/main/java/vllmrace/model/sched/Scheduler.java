@@ -33,7 +33,7 @@ import vllmrace.model.upstream.UpstreamPins;
  * and, for the {@link SchedulerKind#ASYNC_SCHEDULER} (upstream's default), the async scheduler's output placeholders
  * ({@code vllm/v1/core/sched/async_scheduler.py}); the sync {@link SchedulerKind#SCHEDULER} reserves none.
  *
- * <p>Each upstream fix of reference §2 is a {@link Fix} switch read at the one place its code path differs:
+ * <p>Each upstream fix of lifecycle §2 is a {@link Fix} switch read at the one place its code path differs:
  * {@link Fix#IS_FINISHED_GUARD} in {@link #updateFromOutput}, {@link Fix#SKIP_ABORT_OF_FINISHED},
  * {@link Fix#DELAY_FREE_ABORTED_LOAD} and {@link Fix#DELAY_FREE_UNLESS_RECVED} in {@link #finishRequests} (and
  * the release half of #32255 in {@link #updateFromKvXferFinished}).

@@ -32,7 +32,7 @@ import vllmrace.races.EngineRig;
 import vllmrace.model.detect.Settle;
 
 /**
- * One decode-side EngineCore of the connector races (reference §3): the {@link EngineRig} wiring whose connector is a
+ * One decode-side EngineCore of the connector races (lifecycle §3): the {@link EngineRig} wiring whose connector is a
  * {@link MultiConnector} of the children the scenario builds, with one worker (world size 1) behind a
  * {@link KvOutputAggregator}. A worker transfer completing is one atomic step.
  */

@@ -15,7 +15,7 @@ import vllmrace.races.Violating;
  * ExtraAsyncSavesDedup: positive control: with k async-saving children MultiConnector absorbs the first k-1
  * finished_sending reports and reports the request once, after the last save; its blocks are freed only then.
  *
- * <p><b>Upstream.</b> {@code multi_connector.py}'s {@code _extra_async_saves} (reference §3(b)), as upstream has it.
+ * <p><b>Upstream.</b> {@code multi_connector.py}'s {@code _extra_async_saves} (lifecycle §3(b)), as upstream has it.
  *
  * <p><b>Set-up and actors.</b> A MultiConnector of two async-saving children ({@code LMCacheMPConnector},
  * {@code OffloadingConnector}) and a pool of ONE block. R (local, 4 tokens, max_tokens 1) ran and finished:

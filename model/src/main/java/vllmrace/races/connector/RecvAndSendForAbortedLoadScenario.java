@@ -17,7 +17,7 @@ import vllmrace.races.Violating;
  * starts an async save in another child: recv and send both complete it, and the second hits assert req_id in
  * self.requests.
  *
- * <p><b>Upstream.</b> Issue #46240 (open; reference §3(b) hazard 4, §4 S2): nothing coordinates a pending recv with
+ * <p><b>Upstream.</b> Issue #46240 (open; lifecycle §3(b) hazard 4, §4 S2): nothing coordinates a pending recv with
  * pending sends. Scheduler-side skips were proposed (#46304 open, #47499 and #53079 closed); njhill on #53079: "There
  * should not be multiple completion events even in the case of abort ... it's a bug in the kv connector"; orozery on
  * #46304: keep calling {@code request_finished} immediately on abort. The switch {@code NO_SAVE_WHILE_LOADING} is this

@@ -4,7 +4,7 @@ import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.detect.ViolationLog;
 
 /**
- * The four invariants of seed 003's fix-direction matrix (reference/race-catalogue.md), read from a run's
+ * The four invariants of seed 003's fix-direction matrix (docs/lifecycle.md §3(b)), read from a run's
  * {@link ViolationLog} after its arbiter ran the system to quiescence.
  */
 public enum SeedThreeInvariant {

@@ -21,7 +21,7 @@ import vllmrace.races.Violating;
  * <p><b>Upstream.</b> Found by this suite in PR #15326's ordered abort (hidva, closed, not merged): {@code AsyncLLM.abort}
  * computes the ids ({@code flatten_req_to_abort}), sends ABORT, and only then drops frontend state. Two aborts of X can
  * be in flight together: the client's {@code abort(X)} and {@code generate()}'s cancellation of the same request. Both
- * compute X before either drops it. Frontend ordering alone cannot keep frontend scope ⊇ EngineCore scope (reference
+ * compute X before either drops it. Frontend ordering alone cannot keep frontend scope ⊇ EngineCore scope (lifecycle
  * §1(d)); unique internal ids (#27987, merged) close it: the late ABORT names X@1's internal id only.
  *
  * <p><b>Set-up and actors.</b> X@1 is added and running in EngineCore. Actor 1: {@code AsyncLLM.abort} of X@1's
@@ -53,7 +53,7 @@ import vllmrace.races.Violating;
  * <p><b>Scheduler.</b> Occurs under both scheduler classes: its window is between the frontend and EngineCore's input
  * queue, whatever the number of batches in flight.
  *
- * <p><b>Invariant</b> (FE2 of reference §5): an ABORT finishes the request it was computed for; and FE3's converse: no
+ * <p><b>Invariant</b> (FE2 of lifecycle §5): an ABORT finishes the request it was computed for; and FE3's converse: no
  * engine request runs without the frontend state that receives its output.
  *
  * <p><b>Verdicts.</b> Reported ({@code UNIQUE_INTERNAL_IDS} off, {@code ORDERED_ABORT} on): some interleaving shows

@@ -23,7 +23,7 @@ import vllmrace.races.TwoActorScenario;
  *
  * <p><b>Upstream.</b> PR #27987 ("[Core] Add a random suffix to frontend-provided request IDs", markmc, merged), its
  * point 3: P/D, where the prefill engine keeps tracking a request long after the frontend finished it (#20139);
- * reference §1(d). A connector that async-saves finished requests makes {@code request_finished} return
+ * lifecycle §1(d). A connector that async-saves finished requests makes {@code request_finished} return
  * {@code delay_free_blocks=True} (an offloading connector, or the P side of a P/D deployment): an aborted request stays
  * in {@code Scheduler.requests} (FINISHED_ABORTED) until its {@code finished_sending}.
  *
@@ -50,7 +50,7 @@ import vllmrace.races.TwoActorScenario;
  * <p><b>Scheduler.</b> Occurs under both scheduler classes: its window is between the frontend and EngineCore's input
  * queue, whatever the number of batches in flight.
  *
- * <p><b>Invariant</b> (FE1 of reference §5, and #15326's frontend scope ⊇ EngineCore scope): at most one request per id
+ * <p><b>Invariant</b> (FE1 of lifecycle §5, and #15326's frontend scope ⊇ EngineCore scope): at most one request per id
  * in EngineCore. The wire order ADD(X@1) ABORT(X@1) ADD(X@2) is exactly what #15326 enforces, and still is not enough
  * (upstream today: the "duplicate request id" assert kills EngineCore; 2025-H1: X@2 overwrites the entry).
  *

@@ -45,7 +45,7 @@ import vllmrace.races.TwoActorScenario;
  * <p><b>Scheduler.</b> Occurs under both scheduler classes: its window is between the frontend and EngineCore's input
  * queue, whatever the number of batches in flight.
  *
- * <p><b>Invariant</b> (FE1, FE2 of reference §5): frontend scope ⊇ EngineCore scope, so at most one live request per id
+ * <p><b>Invariant</b> (FE1, FE2 of lifecycle §5): frontend scope ⊇ EngineCore scope, so at most one live request per id
  * reaches EngineCore and an ABORT finishes the request it was computed for.
  *
  * <p><b>Verdicts.</b> Reported (abort as reported): some interleaving shows {@code DUPLICATE_LIVE_ID}. Fixed: never

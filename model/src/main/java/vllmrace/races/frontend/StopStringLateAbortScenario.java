@@ -19,7 +19,7 @@ import vllmrace.races.TwoActorScenario;
  * StopStringLateAbort: process_outputs drops X when it finds a stop string and the output handler sends ABORT(X) later;
  * a re-added X is killed by that late ABORT and its caller never gets a final output.
  *
- * <p><b>Upstream.</b> Issue #23697 (closed as stale), the #15326 window on the stop-string path (reference §1(b)/(c));
+ * <p><b>Upstream.</b> Issue #23697 (closed as stale), the #15326 window on the stop-string path (lifecycle §1(b)/(c));
  * #24382 proposed a "pending abort" state (closed, not merged); closed structurally by #27987 (unique internal ids,
  * merged). The ordered variant ({@code ORDERED_FINISH_ABORT}, a suite proposal) is the reading of #15326's
  * {@code _handle_finished_reqs}: send ABORT for {@code reqs_to_abort}, then drop their state. EngineCore does not know
@@ -48,7 +48,7 @@ import vllmrace.races.TwoActorScenario;
  * <p><b>Scheduler.</b> Occurs under both scheduler classes: its window is between the frontend and EngineCore's input
  * queue, whatever the number of batches in flight.
  *
- * <p><b>Invariant</b> (FE1, FE2, FE3 of reference §5): frontend scope ⊇ EngineCore scope, so at most one live request per
+ * <p><b>Invariant</b> (FE1, FE2, FE3 of lifecycle §5): frontend scope ⊇ EngineCore scope, so at most one live request per
  * id reaches EngineCore, an ABORT finishes the request it was computed for, and every caller gets a final output.
  *
  * <p><b>Verdicts.</b> Reported ({@code ORDERED_FINISH_ABORT} and {@code UNIQUE_INTERNAL_IDS} off): some interleaving

@@ -14,7 +14,7 @@ import vllmrace.races.Violating;
  * connector treats it as a success and pins its blocks.
  *
  * <p><b>Upstream.</b> PR #29987 "[BugFix] Eagerly abort cancelled final-step requests" (njhill, merged, fixes #26400);
- * reference §2(c)(ii). "When requests are cancelled while executing their final step, 'completion' is subsequently
+ * lifecycle §2(c)(ii). "When requests are cancelled while executing their final step, 'completion' is subsequently
  * handled based on normal stop processing, and so the abort essentially has no effect." On a prefill node the connector
  * then keeps the blocks for a decode that never comes, until a timeout.
  *

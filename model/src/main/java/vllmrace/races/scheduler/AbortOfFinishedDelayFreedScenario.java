@@ -13,7 +13,7 @@ import vllmrace.races.Violating;
  * AbortOfFinishedDelayFreed: an abort of an already-finished request that holds delay-freed blocks re-runs
  * _free_request; the later finished_sending hits a missing id.
  *
- * <p><b>Upstream.</b> PR #25067 "[NIXL] Ignore abort on already-finished request" (markmc, merged Oct 2025); reference §4
+ * <p><b>Upstream.</b> PR #25067 "[NIXL] Ignore abort on already-finished request" (markmc, merged Oct 2025); lifecycle §4
  * S1. On a prefill (P) node the NIXL connector's {@code request_finished} returns True for a request that finished
  * normally: its blocks stay allocated, and the request stays in {@code Scheduler.requests}, finished, until the decoder
  * has read them ({@code finished_sending}). A client disconnect's ABORT for that request used to re-run
@@ -48,7 +48,7 @@ import vllmrace.races.Violating;
  * client's message or the transfer report still lands while the step in flight executes, as {@code EngineCore.step}
  * runs it; found there too.
  *
- * <p><b>Invariants</b> (reference §5): SC1 {@code _free_request} at most once; SC2 {@code _free_blocks} once; SC5 a
+ * <p><b>Invariants</b> (lifecycle §5): SC1 {@code _free_request} at most once; SC2 {@code _free_blocks} once; SC5 a
  * delay-freed request gets exactly one releasing event.
  *
  * <p><b>Verdicts.</b> Reported ({@code SKIP_ABORT_OF_FINISHED} off): some interleaving shows

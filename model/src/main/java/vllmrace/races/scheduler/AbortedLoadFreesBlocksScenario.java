@@ -14,8 +14,8 @@ import vllmrace.races.Violating;
  * AbortedLoadFreesBlocks: an abort of a request in WAITING_FOR_REMOTE_KVS frees its blocks while the async load still
  * writes into them; another request gets them.
  *
- * <p><b>Upstream.</b> PR #32255 "[BugFix] scheduler: Delay freeing blocks of aborted async loads" (merged); reference
- * §2(c)(iii), L1-L3. A request whose prompt KV is pulled from a remote prefill instance waits in WAITING_FOR_REMOTE_KVS,
+ * <p><b>Upstream.</b> PR #32255 "[BugFix] scheduler: Delay freeing blocks of aborted async loads" (merged); lifecycle
+ * §2(c)(iii). A request whose prompt KV is pulled from a remote prefill instance waits in WAITING_FOR_REMOTE_KVS,
  * holding the blocks the pull writes into. The decode-side NIXL connector never takes the blocks over
  * ({@code request_finished} returns False), so an ABORT used to free them at once while the pull still ran.
  *

@@ -19,7 +19,7 @@ import vllmrace.races.Violating;
  * comes, and the blocks leak.
  *
  * <p><b>Upstream.</b> The leak the review of PR #32255 found (cursor bot, "KV blocks never freed if abort races with
- * finished_recving"), fixed in the merged code; reference §2(c)(iii), K1-K2. #32255 delays the free of an aborted
+ * finished_recving"), fixed in the merged code; lifecycle §2(c)(iii), K1-K2. #32255 delays the free of an aborted
  * WAITING_FOR_REMOTE_KVS request until its {@code finished_recving}. But that report may already have arrived: the id
  * sits in {@code finished_recving_kv_req_ids} until the next {@code schedule()} promotes the request. An ABORT in that
  * window waits for a report that never comes.

@@ -47,7 +47,7 @@ import vllmrace.races.Violating;
  * client's message or the transfer report still lands while the step in flight executes, as {@code EngineCore.step}
  * runs it; found there too.
  *
- * <p><b>Invariants</b> (reference §5): SC1 {@code _free_request} / {@code request_finished} at most once per request, SC2
+ * <p><b>Invariants</b> (lifecycle §5): SC1 {@code _free_request} / {@code request_finished} at most once per request, SC2
  * {@code _free_blocks} once, SC3 no model output applied to a finished request.
  *
  * <p><b>Verdicts.</b> Reported ({@code IS_FINISHED_GUARD} off): some interleaving shows {@code FREED_TWICE}. Fixed: never.

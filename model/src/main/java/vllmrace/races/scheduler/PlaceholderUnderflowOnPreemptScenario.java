@@ -26,7 +26,7 @@ import vllmrace.races.Violating;
  * and never goes negative"). With a deeper pipeline (here a batch queue of 3) the request can be resumed before its stale
  * output returns; the resume is classed a prefill chunk ({@code num_computed_tokens < num_tokens + num_output_placeholders},
  * the stale placeholder still counted), so {@code AsyncScheduler._update_after_schedule} reserves nothing for it, yet it
- * samples (research-14a §2(b), marked inference there). #48245 marks the in-flight output stale
+ * samples (an inference from the code paths, not a line upstream states). #48245 marks the in-flight output stale
  * ({@code num_stale_output_tokens = num_in_flight_tokens}, placeholders zeroed), delivers it without decrementing
  * ({@code is_stale}), and holds a resume back while deliverable stale output is in flight.
  *

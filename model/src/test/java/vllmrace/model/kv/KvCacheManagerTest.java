@@ -73,7 +73,7 @@ class KvCacheManagerTest {
     }
 
     /**
-     * Reference §1(b): req_to_blocks is keyed by the id string only, so two live requests under one id share one list,
+     * Lifecycle §1(b): req_to_blocks is keyed by the id string only, so two live requests under one id share one list,
      * and freeing either one releases both requests' blocks.
      */
     @Test

@@ -26,7 +26,7 @@ import org.openjdk.jcstress.infra.collectors.TestResult;
 public final class JcstressRun {
     /**
      * The default build's settings, measured on 2 CPUs. {@code -jvmArgs} drops the JVM-mode matrix
-     * (reference/toolchain.md); {@code -fsm 0} drops quick mode's second ("stress") fork; four 100 ms iterations; C1
+     * (docs/toolchain.md); {@code -fsm 0} drops quick mode's second ("stress") fork; four 100 ms iterations; C1
      * only ({@code TieredStopAtLevel=1}), since the races here are interleavings of lock-protected model code, not
      * JIT-dependent memory effects. Strides of 64 samples, one per epoch: the actors re-synchronise every 64 samples,
      * so an iteration lasts its 100 ms (the default 40 x 256 strides made one last over a second here, our samples

@@ -23,7 +23,7 @@ import vllmrace.model.upstream.UpstreamPin;
 import vllmrace.model.upstream.UpstreamPins;
 
 /**
- * {@code vllm/distributed/kv_transfer/kv_connector/v1/multi_connector.py}, {@code MultiConnector} (reference §3(b)),
+ * {@code vllm/distributed/kv_transfer/kv_connector/v1/multi_connector.py}, {@code MultiConnector} (lifecycle §3(b)),
  * both roles. Scheduler side: {@code get_num_new_matched_tokens} (the first child with tokens is chosen,
  * {@code _requests_to_connector}), {@code update_state_after_alloc} (the chosen child gets the blocks and the tokens,
  * the others 0 tokens and, with {@link Fix#NON_CHOSEN_REAL_BLOCKS} (#46865), the real blocks, else empty blocks as before

@@ -21,7 +21,7 @@ import vllmrace.model.upstream.UpstreamPins;
 
 /**
  * A NIXL-like decode-side connector: {@code vllm/distributed/kv_transfer/kv_connector/v1/nixl/pull_scheduler.py},
- * {@code NixlPullConnectorScheduler} (commit b36ea896; reference §3(c)) with its worker's {@code get_finished}.
+ * {@code NixlPullConnectorScheduler} (commit b36ea896; lifecycle §3(c)) with its worker's {@code get_finished}.
  * A request with {@code do_remote_prefill} gets its prompt KV pulled into its blocks: the pull starts at
  * {@code update_state_after_alloc} when this child was offered external tokens (MultiConnector's chosen child;
  * seed 003: the pull runs beside another child's load). Offered 0 tokens (MultiConnector passes 0 to every child it did

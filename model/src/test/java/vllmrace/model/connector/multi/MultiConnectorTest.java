@@ -21,7 +21,7 @@ import vllmrace.model.kv.BlockPool;
 import vllmrace.model.kv.KvCacheManager;
 import vllmrace.model.sched.Request;
 
-/** MultiConnector, its children and KvOutputAggregator, operation by operation (reference §3). */
+/** MultiConnector, its children and KvOutputAggregator, operation by operation (lifecycle §3). */
 class MultiConnectorTest {
     private final ViolationLog log = new ViolationLog();
     private final KvCacheManager kv = new KvCacheManager(new BlockPool(4, log), 4, log);
