@@ -1,35 +1,41 @@
 package vllmrace.races;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
-import java.util.stream.Collectors;
 import vllmrace.model.deploy.Configuration;
 import vllmrace.model.deploy.Profile;
 import vllmrace.model.fix.Fix;
 import vllmrace.model.fix.FixSet;
-import vllmrace.races.derive.StoryIndex;
-import vllmrace.races.frontend.DuplicateIdAbortWindowScenario;
+import vllmrace.races.connector.ExtraAsyncSavesDedupScenario;
+import vllmrace.races.connector.LateLoadCompletionUnionScenario;
+import vllmrace.races.connector.PullIntoFreedBlocksScenario;
+import vllmrace.races.connector.RecvAndSendForAbortedLoadScenario;
+import vllmrace.races.frontend.ConcurrentAbortKillsReaddScenario;
 import vllmrace.races.frontend.DelayFreedIdReuseScenario;
+import vllmrace.races.frontend.DuplicateIdAbortWindowScenario;
 import vllmrace.races.frontend.StopStringLateAbortScenario;
 import vllmrace.races.scheduler.AbortLosesToFinalStepScenario;
 import vllmrace.races.scheduler.AbortOfFinishedDelayFreedScenario;
 import vllmrace.races.scheduler.AbortedLoadFreesBlocksScenario;
 import vllmrace.races.scheduler.AbortedLoadLeakScenario;
+import vllmrace.races.scheduler.AsyncFreeUnderInFlightStepScenario;
+import vllmrace.races.scheduler.DelayFreedNeverReleasedScenario;
+import vllmrace.races.scheduler.DoubleAbortApplicationScenario;
 import vllmrace.races.scheduler.DoubleFreeOnAbortedAsyncSaveScenario;
+import vllmrace.races.scheduler.IdleWithDelayFreedOnlyScenario;
+import vllmrace.races.scheduler.PlaceholderUnderflowOnPreemptScenario;
+import vllmrace.races.scheduler.PreemptedInFinalStepEmptyBlocksScenario;
+import vllmrace.races.scheduler.ReusedIdStaleOutputUnderflowScenario;
+import vllmrace.races.scheduler.SkippedWaitingAdmissionDeadlockScenario;
+import vllmrace.races.scheduler.StoreReadsPreemptedBlocksScenario;
 
 /**
  * The race registry: the one declaration of each race, read by every engine (the step enumerator, Lincheck, the
  * JCStress tests generated from it), the replays and the catalogue command. The constant's name is the race
  * identifier, used verbatim by its scenario, its generated JCStress test, its results row and its traces. A race's
- * story is its scenario's header ({@link #story()}); its outcomes and their meaning are its scenario's outcome enum.
+ * story is its scenario's header ({@link Stories}); its outcomes and their meaning are its scenario's outcome enum.
  *
  * <p>Three fix sets per race ({@link Variant}): reported = every fix ON except the race's closers; fixed = every fix;
  * vLLM main = the merged fixes only. Each full closer closes the race on its own on top of the others (a partial one
@@ -106,40 +112,40 @@ public enum Race {
             "MultiConnector _extra_async_saves (lifecycle §3(b))",
             Closers.none(),
             Expectation.NOT_APPLICABLE,
-            vllmrace.races.connector.ExtraAsyncSavesDedupScenario.Outcome.class,
-            (fixes, config, p) -> new vllmrace.races.connector.ExtraAsyncSavesDedupScenario(fixes, config, p),
+            ExtraAsyncSavesDedupScenario.Outcome.class,
+            (fixes, config, p) -> new ExtraAsyncSavesDedupScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("savingChildren", 3))),
     LateLoadCompletionUnion(
             Component.CONNECTOR,
             "seed 003 (#53049)",
             Closers.of(Fix.MULTI_CONNECTOR_LOAD_DEDUP, Fix.LMCACHE_MP_LOAD_ONLY_WHEN_CHOSEN).partly(Fix.SCHEDULER_SKIP_LATE_REPORT, "CN1"),
             Expectation.BUG_FOUND,
-            vllmrace.races.connector.LateLoadCompletionUnionScenario.Outcome.class,
-            (fixes, config, p) -> new vllmrace.races.connector.LateLoadCompletionUnionScenario(fixes, config, p),
+            LateLoadCompletionUnionScenario.Outcome.class,
+            (fixes, config, p) -> new LateLoadCompletionUnionScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("promptBlocks", 2), Params.of("stopToken", 1))),
     PullIntoFreedBlocks(
             Component.CONNECTOR,
             "seed 003 (#53049, aggravating factor)",
             Closers.of(Fix.NIXL_PIN_PULL_BLOCKS, Fix.MULTI_CONNECTOR_LOAD_DEDUP, Fix.LMCACHE_MP_LOAD_ONLY_WHEN_CHOSEN),
             Expectation.BUG_FOUND,
-            vllmrace.races.connector.PullIntoFreedBlocksScenario.Outcome.class,
-            (fixes, config, p) -> new vllmrace.races.connector.PullIntoFreedBlocksScenario(fixes, config, p),
+            PullIntoFreedBlocksScenario.Outcome.class,
+            (fixes, config, p) -> new PullIntoFreedBlocksScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("promptBlocks", 2), Params.of("stopToken", 1))),
     RecvAndSendForAbortedLoad(
             Component.CONNECTOR,
             "#46240",
             Closers.of(Fix.NO_SAVE_WHILE_LOADING),
             Expectation.BUG_FOUND,
-            vllmrace.races.connector.RecvAndSendForAbortedLoadScenario.Outcome.class,
-            (fixes, config, p) -> new vllmrace.races.connector.RecvAndSendForAbortedLoadScenario(fixes, config, p),
+            RecvAndSendForAbortedLoadScenario.Outcome.class,
+            (fixes, config, p) -> new RecvAndSendForAbortedLoadScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("promptBlocks", 2))),
     ConcurrentAbortKillsReadd(
             Component.FRONTEND,
             "#15326 residual (found by this suite)",
             Closers.of(Fix.UNIQUE_INTERNAL_IDS),
             Expectation.BUG_FOUND,
-            vllmrace.races.frontend.ConcurrentAbortKillsReaddScenario.Outcome.class,
-            (fixes, config, p) -> new vllmrace.races.frontend.ConcurrentAbortKillsReaddScenario(fixes, config, p),
+            ConcurrentAbortKillsReaddScenario.Outcome.class,
+            (fixes, config, p) -> new ConcurrentAbortKillsReaddScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("n", 2))),
     IdleWithDelayFreedOnly(
             Component.SCHEDULER,
@@ -147,8 +153,8 @@ public enum Race {
             Closers.of(Fix.HAS_REQUESTS_COUNTS_DELAY_FREED),
             Expectation.BUG_FOUND,
             Window.ORDER,
-            vllmrace.races.scheduler.IdleWithDelayFreedOnlyScenario.Outcome.class,
-            (fixes, config, p) -> new vllmrace.races.scheduler.IdleWithDelayFreedOnlyScenario(fixes, config, p),
+            IdleWithDelayFreedOnlyScenario.Outcome.class,
+            (fixes, config, p) -> new IdleWithDelayFreedOnlyScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("stopToken", 1), Params.of("otherRequests", 1))),
     DelayFreedNeverReleased(
             Component.SCHEDULER,
@@ -156,16 +162,16 @@ public enum Race {
             Closers.of(Fix.RECLAIM_ABORTED_RECV),
             Expectation.BUG_FOUND,
             Window.LOST_EVENT,
-            vllmrace.races.scheduler.DelayFreedNeverReleasedScenario.Outcome.class,
-            (fixes, config, p) -> new vllmrace.races.scheduler.DelayFreedNeverReleasedScenario(fixes, config, p),
+            DelayFreedNeverReleasedScenario.Outcome.class,
+            (fixes, config, p) -> new DelayFreedNeverReleasedScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("promptBlocks", 2))),
     SkippedWaitingAdmissionDeadlock(
             Component.SCHEDULER,
             "PR #57841 (same end state #57104, #53130)",
             Closers.of(Fix.NO_LOAD_BEHIND_BLOCKLESS),
             Expectation.BUG_FOUND,
-            vllmrace.races.scheduler.SkippedWaitingAdmissionDeadlockScenario.Outcome.class,
-            (fixes, config, p) -> new vllmrace.races.scheduler.SkippedWaitingAdmissionDeadlockScenario(fixes, config, p),
+            SkippedWaitingAdmissionDeadlockScenario.Outcome.class,
+            (fixes, config, p) -> new SkippedWaitingAdmissionDeadlockScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("promptBlocks", 2))),
     DoubleAbortApplication(
             Component.SCHEDULER,
@@ -173,8 +179,8 @@ public enum Race {
             Closers.of(Fix.UNIQUE_INTERNAL_IDS, Fix.ABORT_APPLIED_ONCE),
             Expectation.BUG_FOUND,
             Window.SEQUENTIAL,
-            vllmrace.races.scheduler.DoubleAbortApplicationScenario.Outcome.class,
-            (fixes, config, p) -> new vllmrace.races.scheduler.DoubleAbortApplicationScenario(fixes, config, p),
+            DoubleAbortApplicationScenario.Outcome.class,
+            (fixes, config, p) -> new DoubleAbortApplicationScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("maxTokens", 2))),
     AsyncFreeUnderInFlightStep(
             Component.SCHEDULER,
@@ -182,8 +188,8 @@ public enum Race {
             Closers.of(Fix.DEFER_BLOCK_FREE),
             Expectation.BUG_FOUND,
             Window.ORDER,
-            vllmrace.races.scheduler.AsyncFreeUnderInFlightStepScenario.Outcome.class,
-            (fixes, config, p) -> new vllmrace.races.scheduler.AsyncFreeUnderInFlightStepScenario(fixes, config, p),
+            AsyncFreeUnderInFlightStepScenario.Outcome.class,
+            (fixes, config, p) -> new AsyncFreeUnderInFlightStepScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("maxTokens", 2))),
     PlaceholderUnderflowOnPreempt(
             Component.SCHEDULER,
@@ -191,8 +197,8 @@ public enum Race {
             Closers.of(Fix.STALE_OUTPUT_AFTER_PREEMPT),
             Expectation.BUG_FOUND,
             Window.ORDER,
-            vllmrace.races.scheduler.PlaceholderUnderflowOnPreemptScenario.Outcome.class,
-            (fixes, config, p) -> new vllmrace.races.scheduler.PlaceholderUnderflowOnPreemptScenario(fixes, config, p),
+            PlaceholderUnderflowOnPreemptScenario.Outcome.class,
+            (fixes, config, p) -> new PlaceholderUnderflowOnPreemptScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("promptBlocks", 2))),
     PreemptedInFinalStepEmptyBlocks(
             Component.SCHEDULER,
@@ -200,8 +206,8 @@ public enum Race {
             Closers.of(Fix.REQUIRES_KV_DELIVERY),
             Expectation.BUG_FOUND,
             Window.ORDER,
-            vllmrace.races.scheduler.PreemptedInFinalStepEmptyBlocksScenario.Outcome.class,
-            (fixes, config, p) -> new vllmrace.races.scheduler.PreemptedInFinalStepEmptyBlocksScenario(fixes, config, p),
+            PreemptedInFinalStepEmptyBlocksScenario.Outcome.class,
+            (fixes, config, p) -> new PreemptedInFinalStepEmptyBlocksScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("stopToken", 1), Params.of("promptBlocks", 2))),
     StoreReadsPreemptedBlocks(
             Component.SCHEDULER,
@@ -209,8 +215,8 @@ public enum Race {
             Closers.of(Fix.STORE_JOB_BLOCK_REF),
             Expectation.BUG_FOUND,
             Window.ORDER,
-            vllmrace.races.scheduler.StoreReadsPreemptedBlocksScenario.Outcome.class,
-            (fixes, config, p) -> new vllmrace.races.scheduler.StoreReadsPreemptedBlocksScenario(fixes, config, p),
+            StoreReadsPreemptedBlocksScenario.Outcome.class,
+            (fixes, config, p) -> new StoreReadsPreemptedBlocksScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("maxTokens", 2))),
     ReusedIdStaleOutputUnderflow(
             Component.SCHEDULER,
@@ -218,8 +224,8 @@ public enum Race {
             Closers.of(Fix.UNIQUE_INTERNAL_IDS),
             Expectation.BUG_FOUND,
             Window.SEQUENTIAL,
-            vllmrace.races.scheduler.ReusedIdStaleOutputUnderflowScenario.Outcome.class,
-            (fixes, config, p) -> new vllmrace.races.scheduler.ReusedIdStaleOutputUnderflowScenario(fixes, config, p),
+            ReusedIdStaleOutputUnderflowScenario.Outcome.class,
+            (fixes, config, p) -> new ReusedIdStaleOutputUnderflowScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("maxTokens", 3)));
 
     /** Builds a race's scenario: the fixes ON, the deployment's configuration, a point of its family. */
@@ -228,8 +234,6 @@ public enum Race {
         RaceScenario create(FixSet fixes, Configuration configuration, Params point);
     }
 
-    /** Where {@link StoryIndex} puts the stories on the class path. */
-    public static final String STORIES = "vllmrace/races/stories";
 
     private final Component component;
     private final String upstream;
@@ -274,27 +278,6 @@ public enum Race {
     /** The upstream PR / issue / seed. */
     public String upstream() {
         return upstream;
-    }
-
-    /** The race's story: its scenario's header, as Markdown (written to the class path at build time). */
-    public String story() {
-        String resource = STORIES + "/" + name() + ".md";
-        try (InputStream in = Race.class.getClassLoader().getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalStateException(resource + " is not on the class path: build with Maven (the model "
-                        + "module's process-classes phase writes it from " + scenarioClass().getSimpleName() + "'s header)");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    /** The story's first paragraph without the leading {@code <Race>: }: the race in one line. */
-    public String summary() {
-        String first = story().strip().split("\\n\\s*\\n", 2)[0].replace('\n', ' ').strip();
-        String prefix = name() + ": ";
-        return first.startsWith(prefix) ? first.substring(prefix.length()) : first;
     }
 
     /** The scenario class: the class its outcome enum is declared in. */
@@ -495,61 +478,4 @@ public enum Race {
         return RaceOutcome.modellingErrorOf(outcomes);
     }
 
-    /** The JCStress test class of one variant: {@code vllmrace.stress.<component>.<Race>$<Variant>}. */
-    public String jcstressTestName(Variant variant) {
-        return jcstressClassName() + "." + variant.className();
-    }
-
-    /** The generated JCStress class holding this race's variants. */
-    public String jcstressClassName() {
-        return "vllmrace.stress." + component.packageName() + "." + name();
-    }
-
-    /**
-     * Every race an argument names: its identifier, or an upstream reference ({@code #32255}, {@code seed 003}) which
-     * may name several. Identifiers match exactly; references match by substring of {@link #upstream()}.
-     *
-     * @throws IllegalArgumentException naming the argument and the closest identifiers, when nothing matches
-     */
-    public static List<Race> lookup(String idOrReference) {
-        for (Race race : values()) {
-            if (race.name().equals(idOrReference)) {
-                return List.of(race);
-            }
-        }
-        List<Race> matches = Arrays.stream(values()).filter(r -> !idOrReference.isBlank() && r.upstream.contains(idOrReference)).toList();
-        if (matches.isEmpty()) {
-            throw new IllegalArgumentException("no race '" + idOrReference + "'" + closest(idOrReference)
-                    + " (./catalogue --list shows every race)");
-        }
-        return matches;
-    }
-
-    /** ", closest: A, B" for the identifiers nearest to {@code text} by edit distance (case-insensitive), or "". */
-    static String closest(String text) {
-        String lower = text.toLowerCase(Locale.ROOT);
-        List<Race> sorted = Arrays.stream(values())
-                .sorted(Comparator.comparingInt((Race r) -> distance(lower, r.name().toLowerCase(Locale.ROOT))).thenComparing(Enum::ordinal))
-                .limit(3).toList();
-        return "; closest: " + sorted.stream().map(Enum::name).collect(Collectors.joining(", "));
-    }
-
-    private static int distance(String a, String b) {
-        int[] prev = new int[b.length() + 1];
-        int[] cur = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            prev[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            cur[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-                cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
-            }
-            int[] t = prev;
-            prev = cur;
-            cur = t;
-        }
-        return prev[b.length()];
-    }
 }

@@ -32,9 +32,9 @@ class RaceRegistryTest {
     @ParameterizedTest(name = "{0}")
     @EnumSource(Race.class)
     void theStoryIsTheScenarioHeaderWithItsParts(Race race) {
-        String story = race.story();
+        String story = Stories.of(race);
         assertTrue(story.startsWith(race.name() + ": "), race + "'s header must open with '" + race.name() + ": <summary>.'");
-        assertFalse(race.summary().isBlank());
+        assertFalse(Stories.summary(race).isBlank());
         for (String part : List.of("**Upstream.**", "**Set-up and actors.**", "**Invariant", "**Verdicts.**", "```")) {
             assertTrue(story.contains(part), race + "'s header lacks " + part + ":\n" + story);
         }
@@ -126,16 +126,6 @@ class RaceRegistryTest {
         assertEquals(Expectation.CLEAN, Race.DuplicateIdAbortWindow.expected(Variant.UPSTREAM_MAIN));
         assertEquals("closed (by #27987)", Race.DuplicateIdAbortWindow.expectedLabel(Variant.UPSTREAM_MAIN));
         assertEquals("clean (upstream as is)", Race.ExtraAsyncSavesDedup.expectedLabel(Variant.UPSTREAM_MAIN));
-    }
-
-    @Test
-    void lookupTakesAnIdOrEveryRaceAReferenceNames() {
-        assertEquals(List.of(Race.AbortedLoadLeak), Race.lookup("AbortedLoadLeak"));
-        assertEquals(List.of(Race.AbortedLoadFreesBlocks, Race.AbortedLoadLeak), Race.lookup("#32255"));
-        assertEquals(List.of(Race.LateLoadCompletionUnion, Race.PullIntoFreedBlocks), Race.lookup("seed 003"));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Race.lookup("AbortedLoadLek"));
-        assertTrue(e.getMessage().startsWith("no race 'AbortedLoadLek'; closest: AbortedLoadLeak"), e.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> Race.lookup(""));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package vllmrace.catalogue;
 
+import vllmrace.races.Stories;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -155,7 +156,7 @@ public final class Catalogue {
             progress.startRace();
             out.blank();
             out.line(String.format("[%d/%d] %s (%s, %s): %s", ++n, races.size(), race.name(), race.component().packageName(),
-                    race.upstream(), race.summary()));
+                    race.upstream(), Stories.summary(race)));
             for (Subject subject : Cells.subjects(Engine.ENUMERATOR, race)) {
                 long start = System.nanoTime();
                 Verdict verdict = InterleavingVerdicts.verdict(subject);

@@ -197,7 +197,7 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
 
     private static List<Race> lookup(String id, List<String> notes) throws UsageException {
         try {
-            List<Race> races = Race.lookup(id);
+            List<Race> races = RaceLookup.lookup(id);
             if (races.size() > 1) {
                 notes.add("'" + id + "' names " + races.size() + " races: "
                         + String.join(", ", races.stream().map(Enum::name).toList()));

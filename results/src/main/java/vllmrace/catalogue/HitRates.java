@@ -1,5 +1,6 @@
 package vllmrace.catalogue;
 
+import vllmrace.races.derive.JcstressNames;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -58,7 +59,7 @@ final class HitRates {
             JcstressResults stress = JcstressVerdicts.runUntilObserved(jcstress, races);
             for (Race race : races) {
                 Verdict verdict = JcstressVerdicts.verdict(race, Variant.REPORTED, stress);
-                JcstressTestResult result = stress.get(race.jcstressTestName(Variant.REPORTED));
+                JcstressTestResult result = stress.get(JcstressNames.testName(race, Variant.REPORTED));
                 Tally t = tallies.get(race);
                 t.samples += verdict.runs();
                 t.violating += verdict.violatingRuns();

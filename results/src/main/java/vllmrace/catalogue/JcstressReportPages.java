@@ -1,5 +1,6 @@
 package vllmrace.catalogue;
 
+import vllmrace.races.derive.JcstressNames;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +23,7 @@ final class JcstressReportPages {
         Files.createDirectories(kept);
         for (Race race : races) {
             for (var variant : JcstressVerdicts.variants(race)) {
-                String page = race.jcstressTestName(variant) + ".html";
+                String page = JcstressNames.testName(race, variant) + ".html";
                 Path fresh = launchReport.resolve(page);
                 if (Files.exists(fresh)) {
                     Files.copy(fresh, kept.resolve(page), StandardCopyOption.REPLACE_EXISTING);
@@ -58,7 +59,7 @@ final class JcstressReportPages {
     private static String verdictOf(String test, Tsv verdicts) {
         for (Race race : Race.values()) {
             for (var variant : JcstressVerdicts.variants(race)) {
-                if (race.jcstressTestName(variant).equals(test)) {
+                if (JcstressNames.testName(race, variant).equals(test)) {
                     List<String> row = verdicts.get(race.name(), "JCStress", variant.label());
                     return row == null ? "not run" : row.get(4) + ": " + row.get(7);
                 }

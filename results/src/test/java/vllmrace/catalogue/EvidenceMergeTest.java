@@ -1,5 +1,6 @@
 package vllmrace.catalogue;
 
+import vllmrace.races.derive.JcstressNames;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -20,8 +21,8 @@ class EvidenceMergeTest {
     void aPartialRunKeepsTheOtherRacesJcstressPagesAndRows(@TempDir Path dir) throws IOException {
         Path kept = dir.resolve("results/jcstress-report");
         Files.createDirectories(kept);
-        String other = Race.AbortedLoadLeak.jcstressTestName(Variant.REPORTED) + ".html";
-        String mine = Race.AbortLosesToFinalStep.jcstressTestName(Variant.REPORTED) + ".html";
+        String other = JcstressNames.testName(Race.AbortedLoadLeak, Variant.REPORTED) + ".html";
+        String mine = JcstressNames.testName(Race.AbortLosesToFinalStep, Variant.REPORTED) + ".html";
         Files.writeString(kept.resolve(other), "old page of another race");
         Files.writeString(kept.resolve(mine), "old page of the race re-run");
         Path launch = dir.resolve("launch");

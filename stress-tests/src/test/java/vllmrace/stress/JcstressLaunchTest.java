@@ -1,5 +1,6 @@
 package vllmrace.stress;
 
+import vllmrace.races.derive.JcstressNames;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -44,7 +45,7 @@ class JcstressLaunchTest {
         Assumptions.assumeTrue(results != null, "no race in shard " + JcstressVerdictCheck.SHARD);
         for (String test : results.byTest().keySet()) {
             boolean known = test.equals(JcstressSources.SELF_TEST) || Arrays.stream(Race.values()).anyMatch(race ->
-                    JcstressVerdicts.variants(race).stream().anyMatch(v -> race.jcstressTestName(v).equals(test)));
+                    JcstressVerdicts.variants(race).stream().anyMatch(v -> JcstressNames.testName(race, v).equals(test)));
             assertTrue(known, test + " ran but no registry race names it");
         }
         long cells = Cells.verdicts(Engine.JCSTRESS, JcstressVerdictCheck.SHARD).size();

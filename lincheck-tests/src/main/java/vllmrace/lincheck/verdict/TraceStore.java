@@ -1,5 +1,6 @@
 package vllmrace.lincheck.verdict;
 
+import vllmrace.races.Stories;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -48,7 +49,7 @@ public final class TraceStore {
         StringBuilder page = new StringBuilder();
         page.append("# ").append(race.name()).append(": Lincheck counterexample (").append(variant.label()).append(" variant)\n\n");
         page.append("Written by the suite (`LincheckRun` + `TraceStore`); do not edit by hand.\n\n");
-        page.append("- Race: ").append(race.summary()).append('\n');
+        page.append("- Race: ").append(Stories.summary(race)).append('\n');
         page.append("- Upstream: ").append(race.upstream()).append('\n');
         page.append("- Fixes ON: ").append(race.fixes(variant)).append('\n');
         page.append("- Found by Lincheck 3.7 model checking in ").append(result.invocations())

@@ -1,5 +1,6 @@
 package vllmrace.races.derive;
 
+import vllmrace.races.Stories;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,7 +38,7 @@ public final class JcstressSources {
         }
         Path root = Path.of(args[0]);
         for (Race race : Race.values()) {
-            write(root, race.jcstressClassName(), source(race));
+            write(root, JcstressNames.className(race), source(race));
         }
         write(root, SELF_TEST.substring(0, SELF_TEST.lastIndexOf('.')), selfTest());
     }
@@ -49,10 +50,10 @@ public final class JcstressSources {
     }
 
     static String source(Race race) {
-        String pkg = race.jcstressClassName().substring(0, race.jcstressClassName().lastIndexOf('.'));
+        String pkg = JcstressNames.className(race).substring(0, JcstressNames.className(race).lastIndexOf('.'));
         StringBuilder java = header(pkg);
         java.append("/**\n").append(comment("Generated from the race registry by JcstressSources; do not edit. The race's story, "
-                + "from its scenario's header (" + race.scenarioClass().getName() + "):\n\n" + race.story())).append(" */\n");
+                + "from its scenario's header (" + race.scenarioClass().getName() + "):\n\n" + Stories.of(race))).append(" */\n");
         java.append("public class ").append(race.name()).append(" {\n");
         for (Variant variant : Cells.variants(Engine.JCSTRESS, race)) {
             java.append(test(race, variant, "Race." + race.name() + ".scenario(Variant." + variant.name() + ")",
@@ -94,7 +95,7 @@ public final class JcstressSources {
                 .append(". */\n");
         java.append("    @JCStressTest\n");
         java.append("    @Description(").append(literal(race.name() + " (" + race.upstream() + "), " + variant.label() + ": "
-                + race.summary())).append(")\n");
+                + Stories.summary(race))).append(")\n");
         for (RaceOutcome outcome : race.outcomes()) {
             java.append("    @Outcome(id = ").append(literal(((Enum<?>) outcome).name())).append(", expect = Expect.")
                     .append(expect(race, variant, outcome)).append(", desc = ").append(literal(outcome.meaning())).append(")\n");

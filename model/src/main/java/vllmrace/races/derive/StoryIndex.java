@@ -1,5 +1,6 @@
 package vllmrace.races.derive;
 
+import vllmrace.races.Stories;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,7 +22,7 @@ public final class StoryIndex {
             throw new IllegalArgumentException("usage: StoryIndex <source root> <classes dir>");
         }
         Path sources = Path.of(args[0]);
-        Path out = Path.of(args[1]).resolve(Race.STORIES);
+        Path out = Path.of(args[1]).resolve(Stories.DIR);
         Files.createDirectories(out);
         for (Race race : Race.values()) {
             Files.writeString(out.resolve(race.name() + ".md"), ScenarioHeader.read(sources, race.scenarioClass()));

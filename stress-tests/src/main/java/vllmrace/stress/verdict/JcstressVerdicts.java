@@ -1,5 +1,6 @@
 package vllmrace.stress.verdict;
 
+import vllmrace.races.derive.JcstressNames;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,7 +33,7 @@ public final class JcstressVerdicts {
     public static String regexFor(List<Race> races, List<String> extraTests) {
         List<String> names = new ArrayList<>();
         for (Race race : races) {
-            names.add((race.jcstressClassName() + ".").replace(".", "\\.") + ".*");
+            names.add((JcstressNames.className(race) + ".").replace(".", "\\.") + ".*");
         }
         for (String test : extraTests) {
             names.add(test.replace(".", "\\.") + "$");
@@ -67,7 +68,7 @@ public final class JcstressVerdicts {
             for (Race race : races) {
                 if (race.expected(Variant.REPORTED) == Expectation.BUG_FOUND
                         && verdict(race, Variant.REPORTED, results).observed() == Observed.CLEAN) {
-                    missing.add(race.jcstressTestName(Variant.REPORTED).replace(".", "\\.") + "$");
+                    missing.add(JcstressNames.testName(race, Variant.REPORTED).replace(".", "\\.") + "$");
                 }
             }
             if (missing.isEmpty()) {
@@ -79,7 +80,7 @@ public final class JcstressVerdicts {
     }
 
     public static Verdict verdict(Race race, Variant variant, JcstressResults results) {
-        return verdict(race, variant, race.jcstressTestName(variant), results);
+        return verdict(race, variant, JcstressNames.testName(race, variant), results);
     }
 
     /** The verdict of JCStress test {@code test}, which runs {@code race}'s scenario (or a self-test of it). */
