@@ -60,6 +60,30 @@ public abstract class TwoActorScenario implements RaceScenario {
         return violations;
     }
 
+    /**
+     * Whether the run is {@code outcome} by its detectors: exactly what it declares fired (its own, plus any of its
+     * declared cascade), and no actor raised. An arbiter picks a violating outcome by this, never by one detector alone;
+     * the judge checks the same again.
+     */
+    protected final boolean fired(RaceOutcome outcome) {
+        java.util.Set<vllmrace.model.detect.ViolationKind> kinds = java.util.EnumSet.noneOf(vllmrace.model.detect.ViolationKind.class);
+        violations.all().forEach(v -> kinds.add(v.kind()));
+        return outcome.violation() && outcome.accepts(kinds) && !actorFailed();
+    }
+
+    /**
+     * The violating outcome of {@code outcomes} the run is by its detectors ({@link #fired}), the first in declaration
+     * order (most severe first), or null when none is: then the run is clean or a modelling error, for the arbiter to say.
+     */
+    protected final <E extends Enum<E> & RaceOutcome> RaceOutcome firedOutcome(Class<E> outcomes) {
+        for (E outcome : outcomes.getEnumConstants()) {
+            if (fired(outcome)) {
+                return outcome;
+            }
+        }
+        return null;
+    }
+
     /** True when an actor raised: a modelling error, classified UNEXPECTED. */
     protected final boolean actorFailed() {
         return actor1.failure() != null || actor2.failure() != null;

@@ -94,8 +94,7 @@ public final class ExtraAsyncSavesDedupScenario extends ConnectorRaceScenario {
     @Override
     public RaceOutcome arbiter() {
         rig.runToQuiescence();
-        if (rig.has(ViolationKind.WRITE_INTO_FREED_BLOCK) || rig.has(ViolationKind.DUPLICATE_TRANSFER_EVENT)
-                || rig.has(ViolationKind.LATE_TRANSFER_REPORT)) {
+        if (fired(Outcome.FREED_BEFORE_LAST_SAVE)) {
             return Outcome.FREED_BEFORE_LAST_SAVE;
         }
         if (!rig.violations().isEmpty() || actorFailed() || !rig.allFreed()) {

@@ -141,14 +141,11 @@ public final class LateLoadCompletionUnionScenario extends ConnectorRaceScenario
 
     @Override
     public RaceOutcome arbiter() {
-        return switch (runToQuiescenceAndFind()) {
-            case ENGINE_DEAD -> Outcome.ENGINE_DEAD;
-            case WRITE_INTO_FREED_BLOCK -> Outcome.PULL_WROTE_FREED_BLOCK;
-            case DUPLICATE_TRANSFER_EVENT -> Outcome.DUPLICATE_TRANSFER_EVENT;
-            case LEAK -> Outcome.LEAK;
-            case UNEXPECTED -> Outcome.UNEXPECTED;
-            case NONE -> rig.request(REQUEST_ID).status() == (stopToken ? RequestStatus.FINISHED_STOPPED : RequestStatus.FINISHED_LENGTH_CAPPED)
-                    && rig.request(OTHER_REQUEST_ID).status() == RequestStatus.FINISHED_LENGTH_CAPPED ? Outcome.COMPLETED : Outcome.UNEXPECTED;
-        };
+        RaceOutcome found = runToQuiescenceAndFind(Outcome.class);
+        if (found != null) {
+            return found;
+        }
+        return rig.request(REQUEST_ID).status() == (stopToken ? RequestStatus.FINISHED_STOPPED : RequestStatus.FINISHED_LENGTH_CAPPED)
+                && rig.request(OTHER_REQUEST_ID).status() == RequestStatus.FINISHED_LENGTH_CAPPED ? Outcome.COMPLETED : Outcome.UNEXPECTED;
     }
 }

@@ -70,7 +70,7 @@ public final class PullIntoFreedBlocksScenario extends TwoActorScenario {
     @Override
     public RaceOutcome arbiter() {
         RaceOutcome outcome = scenario.arbiter();
-        if (scenario.rig().has(ViolationKind.WRITE_INTO_FREED_BLOCK)) {
+        if (fired(Outcome.PULL_WROTE_FREED_BLOCK)) {
             return Outcome.PULL_WROTE_FREED_BLOCK;
         }
         // every other seed-003 finding (engine death, a duplicate report, a leak) is LateLoadCompletionUnion's

@@ -125,18 +125,17 @@ public final class RecvAndSendForAbortedLoadScenario extends ConnectorRaceScenar
 
     @Override
     public RaceOutcome arbiter() {
-        return switch (runToQuiescenceAndFind()) {
-            case ENGINE_DEAD -> Outcome.ENGINE_DEAD;
-            case WRITE_INTO_FREED_BLOCK -> Outcome.SAVE_READ_FREED_BLOCK;
-            case DUPLICATE_TRANSFER_EVENT -> Outcome.DUPLICATE_TRANSFER_EVENT;
-            case LEAK -> Outcome.LEAK;
-            case UNEXPECTED -> Outcome.UNEXPECTED;
-            case NONE -> rig.request(OTHER_REQUEST_ID).status() != RequestStatus.FINISHED_LENGTH_CAPPED ? Outcome.UNEXPECTED
-                    : switch (rig.request(REQUEST_ID).status()) {
-                        case FINISHED_ABORTED -> Outcome.ABORTED_CLEAN;
-                        case FINISHED_LENGTH_CAPPED -> Outcome.FINISHED_BEFORE_ABORT;
-                        default -> Outcome.UNEXPECTED;
-                    };
+        RaceOutcome found = runToQuiescenceAndFind(Outcome.class);
+        if (found != null) {
+            return found;
+        }
+        if (rig.request(OTHER_REQUEST_ID).status() != RequestStatus.FINISHED_LENGTH_CAPPED) {
+            return Outcome.UNEXPECTED;
+        }
+        return switch (rig.request(REQUEST_ID).status()) {
+            case FINISHED_ABORTED -> Outcome.ABORTED_CLEAN;
+            case FINISHED_LENGTH_CAPPED -> Outcome.FINISHED_BEFORE_ABORT;
+            default -> Outcome.UNEXPECTED;
         };
     }
 }

@@ -107,11 +107,10 @@ public final class ConcurrentAbortKillsReaddScenario extends TwoActorScenario {
         vllm.engineCore().processInputQueue();
         vllm.asyncLlm().outputHandler().run();
         vllm.checkQuiescence();
-        if (vllm.violations().has(ViolationKind.ABORT_HIT_WRONG_REQUEST)) {
+        if (fired(Outcome.LATE_ABORT_KILLS_READD)) {
             return Outcome.LATE_ABORT_KILLS_READD;
         }
-        if (vllm.violations().all().stream().allMatch(v -> v.kind() == ViolationKind.ENGINE_REQUEST_WITHOUT_FRONTEND)
-                && !vllm.violations().isEmpty()) {
+        if (fired(Outcome.LATE_ABORT_DROPS_READD_STATE)) {
             return Outcome.LATE_ABORT_DROPS_READD_STATE;
         }
         if (!vllm.violations().isEmpty() || actor1().failure() != null || actor2().failure() != null) {

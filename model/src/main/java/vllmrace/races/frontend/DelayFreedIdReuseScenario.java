@@ -114,7 +114,7 @@ public final class DelayFreedIdReuseScenario extends TwoActorScenario {
         }
         vllm.asyncLlm().outputHandler().run();
         vllm.checkQuiescence();
-        if (vllm.violations().has(ViolationKind.DUPLICATE_LIVE_REQUEST)) {
+        if (fired(Outcome.COLLIDES_WITH_DELAY_FREED)) {
             return Outcome.COLLIDES_WITH_DELAY_FREED;
         }
         if (!vllm.violations().isEmpty() || actor1().failure() != null || abortedQueue.numFinalOutputs() != 1

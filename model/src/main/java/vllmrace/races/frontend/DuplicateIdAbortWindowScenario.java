@@ -94,7 +94,7 @@ public final class DuplicateIdAbortWindowScenario extends TwoActorScenario {
         vllm.asyncLlm().outputHandler().run();
         vllm.checkQuiescence();
         RuntimeException addFailure = actor2().failure();
-        if (vllm.violations().has(ViolationKind.DUPLICATE_LIVE_REQUEST)) {
+        if (fired(Outcome.DUPLICATE_LIVE_ID)) {
             return Outcome.DUPLICATE_LIVE_ID;
         }
         if (!vllm.violations().isEmpty() || actor1().failure() != null) {

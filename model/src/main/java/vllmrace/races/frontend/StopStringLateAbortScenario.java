@@ -97,7 +97,7 @@ public final class StopStringLateAbortScenario extends TwoActorScenario {
     public RaceOutcome arbiter() {
         vllm.engineCore().processInputQueue(); // no engine step: nothing new for the output handler
         vllm.checkQuiescence();
-        if (vllm.violations().has(ViolationKind.DUPLICATE_LIVE_REQUEST) || vllm.violations().has(ViolationKind.ABORT_HIT_WRONG_REQUEST)) {
+        if (fired(Outcome.LATE_ABORT_KILLS_READD)) {
             return Outcome.LATE_ABORT_KILLS_READD;
         }
         if (!vllm.violations().isEmpty() || actor1().failure() != null || stoppedQueue.numFinalOutputs() != 1

@@ -68,7 +68,7 @@ public final class AbortLosesToFinalStepScenario extends SchedulerRaceScenario {
     @Override
     public RaceOutcome arbiter() {
         rig.runToQuiescence();
-        if (rig.has(ViolationKind.ABORT_OVERTAKEN_BY_COMPLETION)) {
+        if (fired(Outcome.ABORT_OVERTAKEN)) {
             return Outcome.ABORT_OVERTAKEN;
         }
         return cleanEnding(REQUEST_ID, Outcome.ABORTED, Outcome.COMPLETED, Outcome.UNEXPECTED);

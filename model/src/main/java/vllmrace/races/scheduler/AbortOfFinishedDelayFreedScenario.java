@@ -80,7 +80,7 @@ public final class AbortOfFinishedDelayFreedScenario extends SchedulerRaceScenar
     @Override
     public RaceOutcome arbiter() {
         rig.runToQuiescence();
-        if (rig.has(ViolationKind.DOUBLE_FREE_REQUEST)) {
+        if (fired(Outcome.REFREED_THEN_KEYERROR)) {
             return Outcome.REFREED_THEN_KEYERROR;
         }
         return cleanEnding(REQUEST_ID, Outcome.ABORTED, Outcome.COMPLETED, Outcome.UNEXPECTED);

@@ -76,7 +76,7 @@ public final class AbortedLoadFreesBlocksScenario extends SchedulerRaceScenario 
     @Override
     public RaceOutcome arbiter() {
         rig.runToQuiescence();
-        if (rig.has(ViolationKind.WRITE_INTO_FREED_BLOCK)) {
+        if (fired(Outcome.LOAD_WROTE_FREED_BLOCK)) {
             return Outcome.LOAD_WROTE_FREED_BLOCK;
         }
         if (!rig.violations().isEmpty() || actorFailed() || !rig.allFreed()) {

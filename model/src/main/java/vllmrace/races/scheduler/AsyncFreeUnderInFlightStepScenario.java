@@ -89,7 +89,7 @@ public final class AsyncFreeUnderInFlightStepScenario extends SchedulerRaceScena
     @Override
     public RaceOutcome arbiter() {
         rig.runToQuiescence();
-        if (onlyFired(ViolationKind.STALE_STEP_WRITE_INTO_REUSED_BLOCK)) {
+        if (fired(Outcome.CORRUPTED)) {
             return Outcome.CORRUPTED;
         }
         if (!rig.violations().isEmpty() || actorFailed() || !rig.allFreed()

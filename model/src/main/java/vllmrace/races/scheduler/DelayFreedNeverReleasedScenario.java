@@ -83,7 +83,7 @@ public final class DelayFreedNeverReleasedScenario extends SchedulerRaceScenario
     @Override
     public RaceOutcome arbiter() {
         rig.runToQuiescence();
-        if (onlyFired(ViolationKind.REQUEST_LEAKED)) {
+        if (fired(Outcome.LEAKED)) {
             return Outcome.LEAKED;
         }
         return cleanEnding(REQUEST_ID, Outcome.RECLAIMED, Outcome.UNEXPECTED, Outcome.UNEXPECTED);

@@ -102,7 +102,7 @@ public final class DoubleAbortApplicationScenario extends SchedulerRaceScenario 
     @Override
     public RaceOutcome arbiter() {
         rig.runToQuiescence();
-        if (onlyFired(ViolationKind.ABORT_HIT_WRONG_REQUEST)) {
+        if (fired(Outcome.SECOND_ABORT_KILLS_READD)) {
             return Outcome.SECOND_ABORT_KILLS_READD;
         }
         RequestStatus firstStatus = rig.request(first).status();

@@ -83,11 +83,10 @@ public final class DoubleFreeOnAbortedAsyncSaveScenario extends SchedulerRaceSce
     @Override
     public RaceOutcome arbiter() {
         rig.runToQuiescence();
-        if (rig.has(ViolationKind.DOUBLE_FREE_REQUEST)) {
+        if (fired(Outcome.FREED_TWICE)) {
             return Outcome.FREED_TWICE;
         }
-        if (rig.violations().all().stream().allMatch(v -> v.kind() == ViolationKind.OUTPUT_FOR_FINISHED_REQUEST)
-                && !rig.violations().isEmpty()) {
+        if (fired(Outcome.OUTPUT_APPLIED_AFTER_ABORT)) {
             return Outcome.OUTPUT_APPLIED_AFTER_ABORT;
         }
         return cleanEnding(REQUEST_ID, Outcome.ABORTED, Outcome.COMPLETED, Outcome.UNEXPECTED);

@@ -84,7 +84,7 @@ public final class IdleWithDelayFreedOnlyScenario extends SchedulerRaceScenario 
     @Override
     public RaceOutcome arbiter() {
         rig.runToQuiescence();
-        if (onlyFired(ViolationKind.REQUEST_LEAKED, ViolationKind.BLOCK_LEAK)) {
+        if (fired(Outcome.LEAKED)) {
             return Outcome.LEAKED;
         }
         return cleanEnding(REQUEST_ID, Outcome.UNEXPECTED, Outcome.FREED, Outcome.UNEXPECTED);

@@ -111,8 +111,7 @@ public final class PlaceholderUnderflowOnPreemptScenario extends SchedulerRaceSc
     @Override
     public RaceOutcome arbiter() {
         rig.runToQuiescence();
-        if (rig.has(ViolationKind.OUTPUT_PLACEHOLDER_UNDERFLOW) && !actorFailed()
-                && rig.violations().all().stream().allMatch(v -> v.kind() == ViolationKind.OUTPUT_PLACEHOLDER_UNDERFLOW)) {
+        if (fired(Outcome.PLACEHOLDER_UNDERFLOW)) {
             return Outcome.PLACEHOLDER_UNDERFLOW;
         }
         RequestStatus c = rig.request(ABORTED).status();

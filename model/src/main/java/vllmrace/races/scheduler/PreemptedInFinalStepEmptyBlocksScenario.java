@@ -105,8 +105,7 @@ public final class PreemptedInFinalStepEmptyBlocksScenario extends SchedulerRace
     @Override
     public RaceOutcome arbiter() {
         rig.runToQuiescence();
-        if (rig.has(ViolationKind.EMPTY_KV_HANDOFF) && !actorFailed()
-                && rig.violations().all().stream().allMatch(v -> v.kind() == ViolationKind.EMPTY_KV_HANDOFF)) {
+        if (fired(Outcome.EMPTY_HANDOFF)) {
             return Outcome.EMPTY_HANDOFF;
         }
         RequestStatus c = rig.request(ABORTED).status(); // with one batch in flight C may finish before its ABORT lands

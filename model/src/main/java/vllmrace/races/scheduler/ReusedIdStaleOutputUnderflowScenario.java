@@ -102,10 +102,10 @@ public final class ReusedIdStaleOutputUnderflowScenario extends SchedulerRaceSce
     @Override
     public RaceOutcome arbiter() {
         rig.runToQuiescence();
-        if (rig.has(ViolationKind.OUTPUT_PLACEHOLDER_UNDERFLOW) && !actorFailed()) {
+        if (fired(Outcome.STALE_OUTPUT_ON_READDED)) {
             return Outcome.STALE_OUTPUT_ON_READDED;
         }
-        if (onlyFired(ViolationKind.ABORT_HIT_WRONG_REQUEST)) {
+        if (fired(Outcome.READD_KILLED_BY_ABORT_COPY)) {
             return Outcome.READD_KILLED_BY_ABORT_COPY;
         }
         if (!rig.violations().isEmpty() || actorFailed() || !rig.allFreed() || !rig.request(first).isFinished()) {

@@ -45,15 +45,6 @@ abstract class SchedulerRaceScenario extends TwoActorScenario {
         }
     }
 
-    /**
-     * True when the race's detector fired and nothing else did (or only {@code alsoAllowed}), and no actor raised: the
-     * race's own violating outcome, never a modelling error passed off as it.
-     */
-    protected final boolean onlyFired(ViolationKind race, ViolationKind... alsoAllowed) {
-        java.util.Set<ViolationKind> allowed = java.util.EnumSet.of(race, alsoAllowed);
-        return rig.has(race) && rig.violations().all().stream().allMatch(v -> allowed.contains(v.kind())) && !actorFailed();
-    }
-
     protected final <O extends RaceOutcome> O cleanEnding(String requestId, O aborted, O completed, O unexpected) {
         if (!rig.violations().isEmpty() || actorFailed() || !rig.allFreed()
                 || rig.connector().requestFinishedCalls(requestId) != 1) {

@@ -88,7 +88,7 @@ public final class SkippedWaitingAdmissionDeadlockScenario extends SchedulerRace
     @Override
     public RaceOutcome arbiter() {
         rig.runToQuiescence();
-        if (onlyFired(ViolationKind.REQUEST_STUCK)) {
+        if (fired(Outcome.DEADLOCKED)) {
             return Outcome.DEADLOCKED;
         }
         if (!rig.violations().isEmpty() || actorFailed() || !rig.allFreed()) {
