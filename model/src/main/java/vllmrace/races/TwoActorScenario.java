@@ -55,6 +55,66 @@ public abstract class TwoActorScenario implements RaceScenario {
         return setupSteps;
     }
 
+    /**
+     * The arbiter every race shares: {@link #settle()} the system, then the violating outcome the detectors make the run
+     * ({@link #firedOutcome}: its declaration decides, most severe first); else, when a detector fired that no clean
+     * outcome tolerates, the shared modelling error; else the scenario's {@link #cleanEnding()}. The judge then checks
+     * the declaration once more. Only the race hunt, which is no race, classifies its runs otherwise.
+     */
+    @Override
+    public RaceOutcome arbiter() {
+        settle();
+        Class<? extends Enum<?>> outcomes = outcomeEnum();
+        for (Enum<?> constant : outcomes.getEnumConstants()) {
+            if (fired((RaceOutcome) constant)) {
+                return (RaceOutcome) constant;
+            }
+        }
+        if (!violations.isEmpty() && java.util.Arrays.stream(outcomes.getEnumConstants()).map(c -> (RaceOutcome) c)
+                .noneMatch(o -> o.kind() == OutcomeKind.CLEAN && o.accepts(firedKinds()))) {
+            return RaceOutcome.UNEXPECTED;
+        }
+        return cleanEnding();
+    }
+
+    /** Lets the rest of the system run to quiescence after the actors: the environment delivers what it will, the detectors at quiescence run. */
+    protected void settle() {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " must settle the system before it is judged");
+    }
+
+    /**
+     * How the run ended when no violating outcome's detectors fired: one of the scenario's {@link Clean} outcomes, read
+     * from the requests' final states, or {@link RaceOutcome#UNEXPECTED} for an ending none of them describes.
+     */
+    protected RaceOutcome cleanEnding() {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " must classify its clean endings");
+    }
+
+    /** The scenario's outcome enum: its one nested enum implementing {@link RaceOutcome}. */
+    @SuppressWarnings("unchecked")
+    private Class<? extends Enum<?>> outcomeEnum() {
+        return OUTCOMES.get(getClass());
+    }
+
+    private static final ClassValue<Class<? extends Enum<?>>> OUTCOMES = new ClassValue<>() {
+        @Override
+        @SuppressWarnings("unchecked")
+        protected Class<? extends Enum<?>> computeValue(Class<?> scenario) {
+            List<Class<?>> found = java.util.Arrays.stream(scenario.getDeclaredClasses())
+                    .filter(c -> c.isEnum() && RaceOutcome.class.isAssignableFrom(c)).toList();
+            if (found.size() != 1) {
+                throw new IllegalStateException(scenario.getName() + " must declare exactly one outcome enum, has " + found);
+            }
+            return (Class<? extends Enum<?>>) found.get(0);
+        }
+    };
+
+    private java.util.Set<vllmrace.model.detect.ViolationKind> firedKinds() {
+        java.util.Set<vllmrace.model.detect.ViolationKind> kinds = java.util.EnumSet.noneOf(vllmrace.model.detect.ViolationKind.class);
+        violations.all().forEach(v -> kinds.add(v.kind()));
+        return kinds;
+    }
+
     /** The scenario's detector log (for the judge's own tests, which add a stray finding to a run). */
     final ViolationLog violationLog() {
         return violations;
@@ -66,22 +126,7 @@ public abstract class TwoActorScenario implements RaceScenario {
      * the judge checks the same again.
      */
     protected final boolean fired(RaceOutcome outcome) {
-        java.util.Set<vllmrace.model.detect.ViolationKind> kinds = java.util.EnumSet.noneOf(vllmrace.model.detect.ViolationKind.class);
-        violations.all().forEach(v -> kinds.add(v.kind()));
-        return outcome.violation() && outcome.accepts(kinds) && !actorFailed();
-    }
-
-    /**
-     * The violating outcome of {@code outcomes} the run is by its detectors ({@link #fired}), the first in declaration
-     * order (most severe first), or null when none is: then the run is clean or a modelling error, for the arbiter to say.
-     */
-    protected final <E extends Enum<E> & RaceOutcome> RaceOutcome firedOutcome(Class<E> outcomes) {
-        for (E outcome : outcomes.getEnumConstants()) {
-            if (fired(outcome)) {
-                return outcome;
-            }
-        }
-        return null;
+        return outcome.violation() && outcome.accepts(firedKinds()) && !actorFailed();
     }
 
     /** True when an actor raised: a modelling error, classified UNEXPECTED. */

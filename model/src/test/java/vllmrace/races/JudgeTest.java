@@ -38,6 +38,16 @@ class JudgeTest {
         }
     }
 
+    /** No race classifies its runs its own way: the shared arbiter picks the violating outcome; a scenario only settles and reads its clean endings. */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Race.class)
+    void everyScenarioLeavesTheArbiterToTheBase(Race race) {
+        Class<?> scenario = race.scenarioClass();
+        assertTrue(TwoActorScenario.class.isAssignableFrom(scenario), scenario + " does not extend TwoActorScenario");
+        assertTrue(java.util.Arrays.stream(scenario.getDeclaredMethods()).noneMatch(m -> m.getName().equals("arbiter")),
+                scenario + " declares its own arbiter()");
+    }
+
     /** A stray detector in a run, whatever its ending, makes it a modelling error: never the race, never clean. */
     @ParameterizedTest(name = "{0}")
     @EnumSource(Race.class)

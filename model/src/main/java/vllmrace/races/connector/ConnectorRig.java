@@ -1,35 +1,19 @@
 package vllmrace.races.connector;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Objects;
 import java.util.function.Function;
 import vllmrace.model.asyncio.Coroutine;
-import vllmrace.model.asyncio.EventLoop;
-import vllmrace.model.asyncio.StepLog;
 import vllmrace.model.connector.multi.ChildConnector;
 import vllmrace.model.connector.multi.KvOutputAggregator;
 import vllmrace.model.connector.multi.LmCacheConnector;
 import vllmrace.model.connector.multi.MultiConnector;
 import vllmrace.model.connector.multi.NixlDecodeConnector;
-import vllmrace.model.detect.ViolationKind;
-import vllmrace.model.detect.ViolationLog;
 import vllmrace.model.engine.EngineCore;
-import vllmrace.model.engine.EngineCoreMessage;
-import vllmrace.model.engine.EngineCoreOutput;
-import vllmrace.model.engine.EngineCoreRequest;
-import vllmrace.model.engine.Fifo;
 import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
-import vllmrace.model.sched.KvLoadFailurePolicy;
-import vllmrace.model.kv.BlockPool;
 import vllmrace.model.kv.KvCacheManager;
-import vllmrace.model.sched.Request;
-import vllmrace.model.sched.Scheduler;
 import vllmrace.races.EngineRig;
-import vllmrace.model.detect.Settle;
 
 /**
  * One decode-side EngineCore of the connector races (lifecycle §3): the {@link EngineRig} wiring whose connector is a

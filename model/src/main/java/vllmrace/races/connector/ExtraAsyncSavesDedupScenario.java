@@ -92,12 +92,8 @@ public final class ExtraAsyncSavesDedupScenario extends ConnectorRaceScenario {
     }
 
     @Override
-    public RaceOutcome arbiter() {
-        rig.runToQuiescence();
-        if (fired(Outcome.FREED_BEFORE_LAST_SAVE)) {
-            return Outcome.FREED_BEFORE_LAST_SAVE;
-        }
-        if (!rig.violations().isEmpty() || actorFailed() || !rig.allFreed()) {
+    protected RaceOutcome cleanEnding() {
+        if (actorFailed() || !rig.allFreed()) {
             return Outcome.UNEXPECTED;
         }
         if (rig.request(REQUEST_ID).status() == RequestStatus.FINISHED_LENGTH_CAPPED

@@ -140,11 +140,13 @@ public final class LateLoadCompletionUnionScenario extends ConnectorRaceScenario
     }
 
     @Override
-    public RaceOutcome arbiter() {
-        RaceOutcome found = runToQuiescenceAndFind(Outcome.class);
-        if (found != null) {
-            return found;
-        }
+    protected void settle() {
+        rig.runToQuiescence();
+        
+    }
+
+    @Override
+    protected RaceOutcome cleanEnding() {
         return rig.request(REQUEST_ID).status() == (stopToken ? RequestStatus.FINISHED_STOPPED : RequestStatus.FINISHED_LENGTH_CAPPED)
                 && rig.request(OTHER_REQUEST_ID).status() == RequestStatus.FINISHED_LENGTH_CAPPED ? Outcome.COMPLETED : Outcome.UNEXPECTED;
     }

@@ -54,6 +54,7 @@ public final class PullIntoFreedBlocksScenario extends TwoActorScenario {
     }
 
     private final LateLoadCompletionUnionScenario scenario;
+    private RaceOutcome inner;
 
     /** The scenario at one point of LateLoadCompletionUnion's family. */
     public PullIntoFreedBlocksScenario(FixSet fixes, Configuration config, Params p) {
@@ -68,13 +69,14 @@ public final class PullIntoFreedBlocksScenario extends TwoActorScenario {
     }
 
     @Override
-    public RaceOutcome arbiter() {
-        RaceOutcome outcome = scenario.arbiter();
-        if (fired(Outcome.PULL_WROTE_FREED_BLOCK)) {
-            return Outcome.PULL_WROTE_FREED_BLOCK;
-        }
+    protected void settle() {
+        inner = scenario.arbiter(); // LateLoadCompletionUnion's run, settled and classified
+    }
+
+    @Override
+    protected RaceOutcome cleanEnding() {
         // every other seed-003 finding (engine death, a duplicate report, a leak) is LateLoadCompletionUnion's
-        return outcome.modellingError() ? RaceOutcome.UNEXPECTED : Outcome.NO_BAD_WRITE;
+        return inner.modellingError() ? RaceOutcome.UNEXPECTED : Outcome.NO_BAD_WRITE;
     }
 
     public ConnectorRig rig() {

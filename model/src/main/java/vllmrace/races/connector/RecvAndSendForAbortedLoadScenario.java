@@ -124,11 +124,13 @@ public final class RecvAndSendForAbortedLoadScenario extends ConnectorRaceScenar
     }
 
     @Override
-    public RaceOutcome arbiter() {
-        RaceOutcome found = runToQuiescenceAndFind(Outcome.class);
-        if (found != null) {
-            return found;
-        }
+    protected void settle() {
+        rig.runToQuiescence();
+        
+    }
+
+    @Override
+    protected RaceOutcome cleanEnding() {
         if (rig.request(OTHER_REQUEST_ID).status() != RequestStatus.FINISHED_LENGTH_CAPPED) {
             return Outcome.UNEXPECTED;
         }

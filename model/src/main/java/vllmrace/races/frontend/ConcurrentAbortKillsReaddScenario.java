@@ -103,17 +103,15 @@ public final class ConcurrentAbortKillsReaddScenario extends TwoActorScenario {
     }
 
     @Override
-    public RaceOutcome arbiter() {
+    protected void settle() {
         vllm.engineCore().processInputQueue();
         vllm.asyncLlm().outputHandler().run();
         vllm.checkQuiescence();
-        if (fired(Outcome.LATE_ABORT_KILLS_READD)) {
-            return Outcome.LATE_ABORT_KILLS_READD;
-        }
-        if (fired(Outcome.LATE_ABORT_DROPS_READD_STATE)) {
-            return Outcome.LATE_ABORT_DROPS_READD_STATE;
-        }
-        if (!vllm.violations().isEmpty() || actor1().failure() != null || actor2().failure() != null) {
+    }
+
+    @Override
+    protected RaceOutcome cleanEnding() {
+        if (actor1().failure() != null || actor2().failure() != null) {
             return Outcome.UNEXPECTED;
         }
         return Outcome.ABORTS_HIT_THEIR_REQUEST;

@@ -103,7 +103,7 @@ public final class DelayFreedIdReuseScenario extends TwoActorScenario {
     }
 
     @Override
-    public RaceOutcome arbiter() {
+    protected void settle() {
         for (int i = 0; i < RELEASE_ITERATIONS; i++) {
             vllm.connector().finishInFlightTransfers();
             vllm.engineCore().step(); // no new input: the pending save's finished_sending releases X@1
@@ -114,10 +114,11 @@ public final class DelayFreedIdReuseScenario extends TwoActorScenario {
         }
         vllm.asyncLlm().outputHandler().run();
         vllm.checkQuiescence();
-        if (fired(Outcome.COLLIDES_WITH_DELAY_FREED)) {
-            return Outcome.COLLIDES_WITH_DELAY_FREED;
-        }
-        if (!vllm.violations().isEmpty() || actor1().failure() != null || abortedQueue.numFinalOutputs() != 1
+    }
+
+    @Override
+    protected RaceOutcome cleanEnding() {
+        if (actor1().failure() != null || abortedQueue.numFinalOutputs() != 1
                 || !OutputProcessor.FINISH_REASON_ABORT.equals(abortedQueue.finishReason())) {
             return Outcome.UNEXPECTED;
         }

@@ -89,17 +89,18 @@ public final class DuplicateIdAbortWindowScenario extends TwoActorScenario {
     }
 
     @Override
-    public RaceOutcome arbiter() {
+    protected void settle() {
         vllm.engineCore().processInputQueue();
         vllm.asyncLlm().outputHandler().run();
         vllm.checkQuiescence();
-        RuntimeException addFailure = actor2().failure();
-        if (fired(Outcome.DUPLICATE_LIVE_ID)) {
-            return Outcome.DUPLICATE_LIVE_ID;
-        }
-        if (!vllm.violations().isEmpty() || actor1().failure() != null) {
+    }
+
+    @Override
+    protected RaceOutcome cleanEnding() {
+        if (actor1().failure() != null) {
             return Outcome.UNEXPECTED;
         }
+        RuntimeException addFailure = actor2().failure();
         if (addFailure instanceof RequestAlreadyRunningException) {
             return Outcome.READD_REJECTED;
         }

@@ -94,13 +94,14 @@ public final class StopStringLateAbortScenario extends TwoActorScenario {
     }
 
     @Override
-    public RaceOutcome arbiter() {
+    protected void settle() {
         vllm.engineCore().processInputQueue(); // no engine step: nothing new for the output handler
         vllm.checkQuiescence();
-        if (fired(Outcome.LATE_ABORT_KILLS_READD)) {
-            return Outcome.LATE_ABORT_KILLS_READD;
-        }
-        if (!vllm.violations().isEmpty() || actor1().failure() != null || stoppedQueue.numFinalOutputs() != 1
+    }
+
+    @Override
+    protected RaceOutcome cleanEnding() {
+        if (actor1().failure() != null || stoppedQueue.numFinalOutputs() != 1
                 || !OutputProcessor.FINISH_REASON_STOP.equals(stoppedQueue.finishReason())) {
             return Outcome.UNEXPECTED;
         }

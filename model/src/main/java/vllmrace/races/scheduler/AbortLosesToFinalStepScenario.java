@@ -66,11 +66,7 @@ public final class AbortLosesToFinalStepScenario extends SchedulerRaceScenario {
     }
 
     @Override
-    public RaceOutcome arbiter() {
-        rig.runToQuiescence();
-        if (fired(Outcome.ABORT_OVERTAKEN)) {
-            return Outcome.ABORT_OVERTAKEN;
-        }
+    protected RaceOutcome cleanEnding() {
         return cleanEnding(REQUEST_ID, Outcome.ABORTED, Outcome.COMPLETED, Outcome.UNEXPECTED);
     }
 }

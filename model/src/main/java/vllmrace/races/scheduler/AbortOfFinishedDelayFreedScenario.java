@@ -78,11 +78,7 @@ public final class AbortOfFinishedDelayFreedScenario extends SchedulerRaceScenar
     }
 
     @Override
-    public RaceOutcome arbiter() {
-        rig.runToQuiescence();
-        if (fired(Outcome.REFREED_THEN_KEYERROR)) {
-            return Outcome.REFREED_THEN_KEYERROR;
-        }
+    protected RaceOutcome cleanEnding() {
         return cleanEnding(REQUEST_ID, Outcome.ABORTED, Outcome.COMPLETED, Outcome.UNEXPECTED);
     }
 }

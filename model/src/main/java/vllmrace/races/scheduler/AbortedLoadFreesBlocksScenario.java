@@ -74,12 +74,8 @@ public final class AbortedLoadFreesBlocksScenario extends SchedulerRaceScenario 
     }
 
     @Override
-    public RaceOutcome arbiter() {
-        rig.runToQuiescence();
-        if (fired(Outcome.LOAD_WROTE_FREED_BLOCK)) {
-            return Outcome.LOAD_WROTE_FREED_BLOCK;
-        }
-        if (!rig.violations().isEmpty() || actorFailed() || !rig.allFreed()) {
+    protected RaceOutcome cleanEnding() {
+        if (actorFailed() || !rig.allFreed()) {
             return Outcome.UNEXPECTED;
         }
         if (rig.request(REQUEST_ID).status() == RequestStatus.FINISHED_ABORTED

@@ -1,14 +1,10 @@
 package vllmrace.races.scheduler;
 
-import java.util.EnumSet;
 import java.util.Set;
-import java.util.stream.Collectors;
 import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
-import vllmrace.model.detect.Violation;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
-import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
@@ -86,13 +82,8 @@ public final class AbortedLoadLeakScenario extends SchedulerRaceScenario {
     }
 
     @Override
-    public RaceOutcome arbiter() {
-        rig.runToQuiescence();
-        Set<ViolationKind> kinds = rig.violations().all().stream().map(Violation::kind).collect(Collectors.toSet());
-        if (kinds.equals(EnumSet.of(ViolationKind.DELAY_FREED_NEVER_RELEASED, ViolationKind.BLOCK_LEAK)) && !actorFailed()) {
-            return Outcome.LEAK;
-        }
-        if (!rig.violations().isEmpty() || actorFailed() || !rig.allFreed()) {
+    protected RaceOutcome cleanEnding() {
+        if (actorFailed() || !rig.allFreed()) {
             return Outcome.UNEXPECTED;
         }
         return switch (rig.request(REQUEST_ID).status()) {

@@ -87,12 +87,8 @@ public final class AsyncFreeUnderInFlightStepScenario extends SchedulerRaceScena
     }
 
     @Override
-    public RaceOutcome arbiter() {
-        rig.runToQuiescence();
-        if (fired(Outcome.CORRUPTED)) {
-            return Outcome.CORRUPTED;
-        }
-        if (!rig.violations().isEmpty() || actorFailed() || !rig.allFreed()
+    protected RaceOutcome cleanEnding() {
+        if (actorFailed() || !rig.allFreed()
                 || rig.request(REQUEST_ID).status() != RequestStatus.FINISHED_STOPPED
                 || rig.request(LOADING).status() != RequestStatus.FINISHED_LENGTH_CAPPED) {
             return Outcome.UNEXPECTED;

@@ -81,11 +81,7 @@ public final class DelayFreedNeverReleasedScenario extends SchedulerRaceScenario
     }
 
     @Override
-    public RaceOutcome arbiter() {
-        rig.runToQuiescence();
-        if (fired(Outcome.LEAKED)) {
-            return Outcome.LEAKED;
-        }
+    protected RaceOutcome cleanEnding() {
         return cleanEnding(REQUEST_ID, Outcome.RECLAIMED, Outcome.UNEXPECTED, Outcome.UNEXPECTED);
     }
 }

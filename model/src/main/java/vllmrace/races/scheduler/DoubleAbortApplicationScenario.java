@@ -3,7 +3,6 @@ package vllmrace.races.scheduler;
 import vllmrace.model.asyncio.Coroutine;
 import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
-import vllmrace.model.fix.Fix;
 import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.frontend.InputProcessor;
@@ -100,13 +99,9 @@ public final class DoubleAbortApplicationScenario extends SchedulerRaceScenario 
     }
 
     @Override
-    public RaceOutcome arbiter() {
-        rig.runToQuiescence();
-        if (fired(Outcome.SECOND_ABORT_KILLS_READD)) {
-            return Outcome.SECOND_ABORT_KILLS_READD;
-        }
+    protected RaceOutcome cleanEnding() {
         RequestStatus firstStatus = rig.request(first).status();
-        if (!rig.violations().isEmpty() || actorFailed() || !rig.allFreed()
+        if (actorFailed() || !rig.allFreed()
                 || (firstStatus != RequestStatus.FINISHED_ABORTED && firstStatus != RequestStatus.FINISHED_LENGTH_CAPPED)) {
             return Outcome.UNEXPECTED;
         }

@@ -81,14 +81,7 @@ public final class DoubleFreeOnAbortedAsyncSaveScenario extends SchedulerRaceSce
     }
 
     @Override
-    public RaceOutcome arbiter() {
-        rig.runToQuiescence();
-        if (fired(Outcome.FREED_TWICE)) {
-            return Outcome.FREED_TWICE;
-        }
-        if (fired(Outcome.OUTPUT_APPLIED_AFTER_ABORT)) {
-            return Outcome.OUTPUT_APPLIED_AFTER_ABORT;
-        }
+    protected RaceOutcome cleanEnding() {
         return cleanEnding(REQUEST_ID, Outcome.ABORTED, Outcome.COMPLETED, Outcome.UNEXPECTED);
     }
 }

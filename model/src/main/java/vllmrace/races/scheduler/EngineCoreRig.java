@@ -1,29 +1,12 @@
 package vllmrace.races.scheduler;
 
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Objects;
 import vllmrace.model.asyncio.Coroutine;
 import vllmrace.model.asyncio.EventLoop;
-import vllmrace.model.asyncio.StepLog;
 import vllmrace.model.connector.TestAsyncConnector;
-import vllmrace.model.detect.ViolationKind;
-import vllmrace.model.detect.ViolationLog;
 import vllmrace.model.engine.EngineCore;
-import vllmrace.model.engine.EngineCoreMessage;
-import vllmrace.model.engine.EngineCoreOutput;
-import vllmrace.model.engine.EngineCoreRequest;
-import vllmrace.model.engine.Fifo;
 import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
-import vllmrace.model.sched.KvLoadFailurePolicy;
-import vllmrace.model.kv.BlockPool;
-import vllmrace.model.kv.KvCacheManager;
-import vllmrace.model.sched.Request;
 import vllmrace.model.sched.Scheduler;
-import vllmrace.model.detect.Settle;
 import vllmrace.races.EngineRig;
 
 /**

@@ -82,11 +82,7 @@ public final class IdleWithDelayFreedOnlyScenario extends SchedulerRaceScenario 
     }
 
     @Override
-    public RaceOutcome arbiter() {
-        rig.runToQuiescence();
-        if (fired(Outcome.LEAKED)) {
-            return Outcome.LEAKED;
-        }
+    protected RaceOutcome cleanEnding() {
         return cleanEnding(REQUEST_ID, Outcome.UNEXPECTED, Outcome.FREED, Outcome.UNEXPECTED);
     }
 }

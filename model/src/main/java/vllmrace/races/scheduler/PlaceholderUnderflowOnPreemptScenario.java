@@ -109,15 +109,11 @@ public final class PlaceholderUnderflowOnPreemptScenario extends SchedulerRaceSc
     }
 
     @Override
-    public RaceOutcome arbiter() {
-        rig.runToQuiescence();
-        if (fired(Outcome.PLACEHOLDER_UNDERFLOW)) {
-            return Outcome.PLACEHOLDER_UNDERFLOW;
-        }
+    protected RaceOutcome cleanEnding() {
         RequestStatus c = rig.request(ABORTED).status();
         boolean cEnded = (c == RequestStatus.FINISHED_ABORTED && rig.finishReasons(ABORTED) == null)
                 || (c == RequestStatus.FINISHED_LENGTH_CAPPED && "length".equals(rig.finishReasons(ABORTED)));
-        if (!rig.violations().isEmpty() || actorFailed() || !rig.allFreed() || !cEnded) {
+        if (actorFailed() || !rig.allFreed() || !cEnded) {
             return Outcome.UNEXPECTED;
         }
         for (String id : List.of(PRESSURE, REQUEST_ID)) {

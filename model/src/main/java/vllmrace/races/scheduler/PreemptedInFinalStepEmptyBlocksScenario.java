@@ -103,11 +103,7 @@ public final class PreemptedInFinalStepEmptyBlocksScenario extends SchedulerRace
     }
 
     @Override
-    public RaceOutcome arbiter() {
-        rig.runToQuiescence();
-        if (fired(Outcome.EMPTY_HANDOFF)) {
-            return Outcome.EMPTY_HANDOFF;
-        }
+    protected RaceOutcome cleanEnding() {
         RequestStatus c = rig.request(ABORTED).status(); // with one batch in flight C may finish before its ABORT lands
         if ((c != RequestStatus.FINISHED_ABORTED && c != RequestStatus.FINISHED_LENGTH_CAPPED)
                 || rig.request(PRESSURE).status() != RequestStatus.FINISHED_LENGTH_CAPPED

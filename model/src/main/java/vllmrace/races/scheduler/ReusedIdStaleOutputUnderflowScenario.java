@@ -3,7 +3,6 @@ package vllmrace.races.scheduler;
 import vllmrace.model.asyncio.Coroutine;
 import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
-import vllmrace.model.fix.Fix;
 import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.frontend.InputProcessor;
@@ -100,15 +99,8 @@ public final class ReusedIdStaleOutputUnderflowScenario extends SchedulerRaceSce
     }
 
     @Override
-    public RaceOutcome arbiter() {
-        rig.runToQuiescence();
-        if (fired(Outcome.STALE_OUTPUT_ON_READDED)) {
-            return Outcome.STALE_OUTPUT_ON_READDED;
-        }
-        if (fired(Outcome.READD_KILLED_BY_ABORT_COPY)) {
-            return Outcome.READD_KILLED_BY_ABORT_COPY;
-        }
-        if (!rig.violations().isEmpty() || actorFailed() || !rig.allFreed() || !rig.request(first).isFinished()) {
+    protected RaceOutcome cleanEnding() {
+        if (actorFailed() || !rig.allFreed() || !rig.request(first).isFinished()) {
             return Outcome.UNEXPECTED;
         }
         String reasons = rig.finishReasons(second);

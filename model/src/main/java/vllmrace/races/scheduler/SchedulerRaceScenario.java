@@ -1,25 +1,18 @@
 package vllmrace.races.scheduler;
 
-import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
-import vllmrace.races.TwoActorScenario;
+import vllmrace.races.RigScenario;
 
 /**
  * What every scheduler race shares: an {@link EngineCoreRig}, actor 1 = a client ABORT reaching the input
  * thread, actor 2 = the busy loop (and the worker's transfer completions) in program order.
  */
-abstract class SchedulerRaceScenario extends TwoActorScenario {
-    protected final EngineCoreRig rig;
+abstract class SchedulerRaceScenario extends RigScenario<EngineCoreRig> {
 
     SchedulerRaceScenario(EngineCoreRig rig) {
-        super(rig.stepLog(), rig.violations());
-        this.rig = rig;
-    }
-
-    public EngineCoreRig rig() {
-        return rig;
+        super(rig);
     }
 
     /**

@@ -86,12 +86,8 @@ public final class SkippedWaitingAdmissionDeadlockScenario extends SchedulerRace
     }
 
     @Override
-    public RaceOutcome arbiter() {
-        rig.runToQuiescence();
-        if (fired(Outcome.DEADLOCKED)) {
-            return Outcome.DEADLOCKED;
-        }
-        if (!rig.violations().isEmpty() || actorFailed() || !rig.allFreed()) {
+    protected RaceOutcome cleanEnding() {
+        if (actorFailed() || !rig.allFreed()) {
             return Outcome.UNEXPECTED;
         }
         for (String id : List.of(BLOCKLESS, LOADING)) {

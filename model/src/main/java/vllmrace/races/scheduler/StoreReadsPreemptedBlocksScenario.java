@@ -90,12 +90,8 @@ public final class StoreReadsPreemptedBlocksScenario extends SchedulerRaceScenar
     }
 
     @Override
-    public RaceOutcome arbiter() {
-        rig.runToQuiescence();
-        if (fired(Outcome.FOREIGN_KV_STORED)) {
-            return Outcome.FOREIGN_KV_STORED;
-        }
-        if (!rig.violations().isEmpty() || actorFailed() || !rig.allFreed() || !rig.request(GROWING).isFinished()
+    protected RaceOutcome cleanEnding() {
+        if (actorFailed() || !rig.allFreed() || !rig.request(GROWING).isFinished()
                 || !rig.request(REQUEST_ID).isFinished()) {
             return Outcome.UNEXPECTED;
         }
