@@ -373,57 +373,6 @@ public enum Race {
         };
     }
 
-    /**
-     * How a verdict reads for this race: "bug found" / "clean" for reported and fixed; on vLLM main (its default
-     * profile) "racy" or "closed (by #N)", the merged closers' PRs (a positive control reads "clean (upstream as is)").
-     */
-    public String label(Variant variant, Observed observed) {
-        return variant == Variant.UPSTREAM_MAIN ? label(Profile.MAIN, observed) : observed.label();
-    }
-
-    /** How a verdict on one deployment profile of vLLM main reads: "racy", "closed (by #N)" or "clean (upstream as is)". */
-    public String label(Profile profile, Observed observed) {
-        if (observed != Observed.BUG_FOUND && observed != Observed.CLEAN) {
-            return observed.label();
-        }
-        if (observed == Observed.BUG_FOUND) {
-            return "racy";
-        }
-        if (closers.isEmpty()) {
-            return "clean (upstream as is)";
-        }
-        List<String> merged = closedOnMainBy(profile).stream().map(f -> f.provenance().reference()).distinct().toList();
-        if (merged.isEmpty()) {
-            return "closed";
-        }
-        boolean prs = merged.stream().allMatch(r -> r.startsWith("#"));
-        return "closed (" + (prs ? "by " : "") + String.join(", ", merged) + ")";
-    }
-
-    /** The label of what a variant must show ({@link #label(Variant, Observed)} of the expected observation). */
-    public String expectedLabel(Variant variant) {
-        return variant == Variant.UPSTREAM_MAIN ? expectedLabel(Profile.MAIN) : expectedLabel(expected(variant), variant, null);
-    }
-
-    /** The label of what a deployment profile of vLLM main must show. */
-    public String expectedLabel(Profile profile) {
-        Expectation expected = expected(profile);
-        if (expected == Expectation.NOT_APPLICABLE) {
-            return NOT_UNDER_SYNC;
-        }
-        return expectedLabel(expected, null, profile);
-    }
-
-    /** The vLLM-main label of a race the profile's scheduler class cannot reach. */
-    public static final String NOT_UNDER_SYNC = "does not occur (AsyncScheduler only)";
-
-    private String expectedLabel(Expectation expected, Variant variant, Profile profile) {
-        return switch (expected) {
-            case BUG_FOUND -> profile == null ? label(variant, Observed.BUG_FOUND) : label(profile, Observed.BUG_FOUND);
-            case CLEAN -> profile == null ? label(variant, Observed.CLEAN) : label(profile, Observed.CLEAN);
-            case NOT_APPLICABLE -> expected.label();
-        };
-    }
 
     /** A fresh scenario on a fresh model for a variant (reported, fixed or vLLM main), upstream's default configuration. */
     public RaceScenario scenario(Variant variant) {

@@ -70,12 +70,12 @@ public record Subject(Race race, Variant variant, Fix only, Profile profile, boo
 
     /** How an observation reads for this cell ("racy" / "closed (by #N)" on vLLM main). */
     public String label(Observed observed) {
-        return profile == null ? race.label(variant, observed) : race.label(profile, observed);
+        return profile == null ? Labels.label(race, variant, observed) : Labels.label(race, profile, observed);
     }
 
     /** The label of what this cell must show. */
     public String expectedLabel() {
-        return profile == null ? race.expectedLabel(variant) : race.expectedLabel(profile);
+        return profile == null ? Labels.expectedLabel(race, variant) : Labels.expectedLabel(race, profile);
     }
 
     /** The invariants a violating run may break and still count as clean: what a partial closer is declared to leave. */

@@ -41,7 +41,7 @@ class RaceRegistryTest {
         String flat = story.replace('\n', ' ').replaceAll(" +", " ");
         String main = race.expected(Variant.UPSTREAM_MAIN) == Expectation.BUG_FOUND ? "vLLM main: racy" : "vLLM main: c";
         assertTrue(flat.contains(main) || (race.closedBy().isEmpty() && story.contains("vLLM main: clean")),
-                race + "'s header must state the vLLM-main expectation the registry has (" + race.expectedLabel(Variant.UPSTREAM_MAIN) + ")");
+                race + "'s header must state the vLLM-main expectation the registry has (" + Labels.expectedLabel(race, Variant.UPSTREAM_MAIN) + ")");
         assertTrue(story.contains("**Scheduler.**"), race + "'s header must say under which scheduler class it occurs");
         String scheduler = flat.substring(flat.indexOf("**Scheduler.**"));
         boolean syncToo = race.occursUnder(vllmrace.model.sched.SchedulerKind.SCHEDULER);
@@ -55,7 +55,7 @@ class RaceRegistryTest {
                     case CLEAN -> "c";
                 };
                 assertTrue(flat.contains(says), race + "'s header must say which deployments differ from vLLM main: '" + says
-                        + "' (" + race.expectedLabel(profile) + ")");
+                        + "' (" + Labels.expectedLabel(race, profile) + ")");
             }
         }
     }
@@ -122,10 +122,10 @@ class RaceRegistryTest {
     @Test
     void vllmMainExpectationFollowsTheMergedClosers() {
         assertEquals(Expectation.BUG_FOUND, Race.RecvAndSendForAbortedLoad.expected(Variant.UPSTREAM_MAIN));
-        assertEquals("racy", Race.RecvAndSendForAbortedLoad.expectedLabel(Variant.UPSTREAM_MAIN));
+        assertEquals("racy", Labels.expectedLabel(Race.RecvAndSendForAbortedLoad, Variant.UPSTREAM_MAIN));
         assertEquals(Expectation.CLEAN, Race.DuplicateIdAbortWindow.expected(Variant.UPSTREAM_MAIN));
-        assertEquals("closed (by #27987)", Race.DuplicateIdAbortWindow.expectedLabel(Variant.UPSTREAM_MAIN));
-        assertEquals("clean (upstream as is)", Race.ExtraAsyncSavesDedup.expectedLabel(Variant.UPSTREAM_MAIN));
+        assertEquals("closed (by #27987)", Labels.expectedLabel(Race.DuplicateIdAbortWindow, Variant.UPSTREAM_MAIN));
+        assertEquals("clean (upstream as is)", Labels.expectedLabel(Race.ExtraAsyncSavesDedup, Variant.UPSTREAM_MAIN));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package vllmrace.catalogue;
 
+import vllmrace.races.Labels;
 import vllmrace.races.Stories;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -108,7 +109,7 @@ public final class Catalogue {
             List<String> row = new ArrayList<>(List.of(race.name(), race.component().packageName(), race.upstream()));
             for (Profile profile : profiles) {
                 List<String> last = tables.verdicts().get(race.name(), Engine.ENUMERATOR.label(), profile.label());
-                String expected = race.expectedLabel(profile);
+                String expected = Labels.expectedLabel(race, profile);
                 row.add(race.expected(profile) == Expectation.NOT_APPLICABLE ? expected : last == null ? expected + " (not run)" : last.get(4).equals(expected) ? expected
                         : expected + " (last run: " + last.get(4) + ")");
             }

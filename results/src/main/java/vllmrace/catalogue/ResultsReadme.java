@@ -1,5 +1,6 @@
 package vllmrace.catalogue;
 
+import vllmrace.races.Labels;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -193,7 +194,7 @@ final class ResultsReadme {
     /** The verdict on one deployment profile of vLLM main: the enumerator's and Lincheck's, one label when they agree. */
     String mainCell(Race race, Profile profile) {
         if (race.expected(profile) == Expectation.NOT_APPLICABLE) {
-            return "**" + race.expectedLabel(profile) + "**"; // no cell: the profile's scheduler class cannot reach it
+            return "**" + Labels.expectedLabel(race, profile) + "**"; // no cell: the profile's scheduler class cannot reach it
         }
         List<String> enumerated = verdicts.get(race.name(), "every interleaving", profile.label());
         List<String> lincheck = verdicts.get(race.name(), "Lincheck", profile.label());

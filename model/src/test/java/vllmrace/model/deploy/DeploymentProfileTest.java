@@ -1,5 +1,6 @@
 package vllmrace.model.deploy;
 
+import vllmrace.races.Labels;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -125,8 +126,8 @@ class DeploymentProfileTest {
                 .filter(r -> r.expected(Profile.MAIN) == Expectation.CLEAN && r.expected(Profile.MAIN_OOT_LMCACHE) == Expectation.BUG_FOUND)
                 .toList();
         assertEquals(List.of(Race.LateLoadCompletionUnion, Race.PullIntoFreedBlocks), reopenedOutOfTree);
-        assertEquals("closed (by #47505)", Race.LateLoadCompletionUnion.expectedLabel(Profile.MAIN));
-        assertEquals("racy", Race.LateLoadCompletionUnion.expectedLabel(Profile.MAIN_OOT_LMCACHE));
-        assertEquals("closed (in main at 00024d31, PR not identified)", Race.AbortedLoadLeak.expectedLabel(Profile.MAIN));
+        assertEquals("closed (by #47505)", Labels.expectedLabel(Race.LateLoadCompletionUnion, Profile.MAIN));
+        assertEquals("racy", Labels.expectedLabel(Race.LateLoadCompletionUnion, Profile.MAIN_OOT_LMCACHE));
+        assertEquals("closed (in main at 00024d31, PR not identified)", Labels.expectedLabel(Race.AbortedLoadLeak, Profile.MAIN));
     }
 }
