@@ -32,4 +32,15 @@ class LincheckHarnessErrorTest {
         assertEquals(Observed.HARNESS_ERROR, verdict.observed(), verdict.headline() + "\n" + verdict.detail());
         assertTrue(verdict.detail().contains("injected fault"), verdict.detail());
     }
+
+    /** A reported variant whose every run also trips a detector the race does not declare: a harness error, never the race. */
+    @Test
+    @DisplayName("self-test: a stray detector is a harness error, not the race [Lincheck, reported]")
+    void aStrayDetectorIsAHarnessErrorNotTheRace() {
+        Assumptions.assumeTrue(Shard.current().includes(Race.DoubleFreeOnAbortedAsyncSave), "another shard's");
+        Subject broken = Subject.of(Race.DoubleFreeOnAbortedAsyncSave, Variant.REPORTED).withStrayDetector();
+        Verdict verdict = vllmrace.lincheck.verdict.LincheckVerdicts.check(broken, LincheckRun.SCENARIO_BUDGET).verdict();
+        System.out.println("self-test: " + verdict.headline() + ": " + verdict.detail());
+        assertEquals(Observed.HARNESS_ERROR, verdict.observed(), verdict.headline() + "\n" + verdict.detail());
+    }
 }

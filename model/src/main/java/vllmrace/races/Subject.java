@@ -16,8 +16,10 @@ import vllmrace.model.fix.FixSet;
  *
  * @param only    the closer an only-closer cell keeps, else null
  * @param profile the deployment a vLLM-main cell runs, else null
+ * @param actorFault harness self-test: actor 1's first step raises
+ * @param strayDetector harness self-test: every run records a detector finding no outcome of the race declares
  */
-public record Subject(Race race, Variant variant, Fix only, Profile profile, boolean actorFault) {
+public record Subject(Race race, Variant variant, Fix only, Profile profile, boolean actorFault, boolean strayDetector) {
 
     public Subject {
         Objects.requireNonNull(race, "race");
@@ -32,23 +34,41 @@ public record Subject(Race race, Variant variant, Fix only, Profile profile, boo
 
     /** A variant's cell; vLLM main means the {@link Profile#MAIN} profile. */
     public static Subject of(Race race, Variant variant) {
-        return new Subject(race, variant, null, variant == Variant.UPSTREAM_MAIN ? Profile.MAIN : null, false);
+        return new Subject(race, variant, null, variant == Variant.UPSTREAM_MAIN ? Profile.MAIN : null, false, false);
     }
 
     /** The race on one deployment profile of vLLM main. */
     public static Subject onMain(Race race, Profile profile) {
-        return new Subject(race, Variant.UPSTREAM_MAIN, null, Objects.requireNonNull(profile, "profile"), false);
+        return new Subject(race, Variant.UPSTREAM_MAIN, null, Objects.requireNonNull(profile, "profile"), false, false);
     }
 
     /** {@code closer} of {@code race} alone. */
     public static Subject onlyCloser(Race race, Fix closer) {
         race.fixesWithOnly(closer); // throws unless it is a closer
-        return new Subject(race, Variant.ONLY_CLOSER, closer, null, false);
+        return new Subject(race, Variant.ONLY_CLOSER, closer, null, false, false);
     }
 
     /** The same subject with actor 1's first step raising an {@link IllegalStateException}. */
     public Subject withActorFault() {
-        return new Subject(race, variant, only, profile, true);
+        return new Subject(race, variant, only, profile, true, strayDetector);
+    }
+
+    /**
+     * The same subject with a detector finding in every run that no outcome of the race declares, as a model that trips a
+     * detector the scenario does not expect would: the one judge must make every such run a modelling error.
+     */
+    public Subject withStrayDetector() {
+        return new Subject(race, variant, only, profile, actorFault, true);
+    }
+
+    /** A detector no outcome of the race declares (the stray finding of {@link #withStrayDetector()}). */
+    public vllmrace.model.detect.ViolationKind strayKind() {
+        java.util.Set<vllmrace.model.detect.ViolationKind> declared = java.util.EnumSet.noneOf(vllmrace.model.detect.ViolationKind.class);
+        for (RaceOutcome outcome : race.outcomes()) {
+            declared.addAll(outcome.declaredDetectors());
+        }
+        return java.util.Arrays.stream(vllmrace.model.detect.ViolationKind.values()).filter(k -> !declared.contains(k)).findFirst()
+                .orElseThrow();
     }
 
     public FixSet fixes() {
@@ -94,6 +114,9 @@ public record Subject(Race race, Variant variant, Fix only, Profile profile, boo
         if (actorFault) {
             scenario.actor1().injectFault(new IllegalStateException("injected fault: actor 1 raises (harness self-test)"));
         }
+        if (strayDetector) {
+            ((TwoActorScenario) scenario).violationLog().record(strayKind(), "R", "injected fault: a stray detector finding (harness self-test)");
+        }
         return scenario;
     }
 
@@ -107,6 +130,7 @@ public record Subject(Race race, Variant variant, Fix only, Profile profile, boo
 
     /** {@code Race [variant]}, and the injected fault if any. */
     public String label() {
-        return race.name() + " [" + variantLabel() + (actorFault ? ", actor 1 made to raise" : "") + "]";
+        return race.name() + " [" + variantLabel() + (actorFault ? ", actor 1 made to raise" : "")
+                + (strayDetector ? ", a stray detector" : "") + "]";
     }
 }

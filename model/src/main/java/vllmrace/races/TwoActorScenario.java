@@ -57,7 +57,7 @@ public abstract class TwoActorScenario implements RaceScenario {
 
     /**
      * The arbiter every race shares: {@link #settle()} the system, then the violating outcome the detectors make the run
-     * ({@link #firedOutcome}: its declaration decides, most severe first); else, when a detector fired that no clean
+     * ({@link #fired}: its declaration decides, the first in declaration order); else, when a detector fired that no clean
      * outcome tolerates, the shared modelling error; else the scenario's {@link #cleanEnding()}. The judge then checks
      * the declaration once more. Only the race hunt, which is no race, classifies its runs otherwise.
      */

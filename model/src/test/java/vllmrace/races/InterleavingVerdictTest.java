@@ -30,4 +30,15 @@ class InterleavingVerdictTest {
         assertTrue(verdict.detail().contains("schedule ") && verdict.detail().contains("injected fault"), verdict.detail());
         assertTrue(!verdict.asExpected(), "a harness error must fail the cell");
     }
+
+    /** A detector the race does not declare is a harness error, never the race: every run of the reported variant records one. */
+    @DisplayName("self-test")
+    @ParameterizedTest(name = "{0} [every interleaving, reported, a stray detector]: harness error", allowZeroInvocations = true)
+    @MethodSource("races")
+    void aStrayDetectorIsAHarnessErrorNotTheRace(Race race) {
+        Variant variant = race.expected(Variant.REPORTED) == Expectation.BUG_FOUND ? Variant.REPORTED : Variant.FIXED;
+        Verdict verdict = InterleavingVerdicts.verdict(Subject.of(race, variant).withStrayDetector());
+        assertEquals(Observed.HARNESS_ERROR, verdict.observed(), verdict.headline());
+        assertTrue(!verdict.asExpected(), "a harness error must fail the cell");
+    }
 }
