@@ -43,12 +43,17 @@ public interface RaceScenario {
         if (outcome.modellingError()) {
             return outcome;
         }
-        java.util.Set<vllmrace.model.detect.ViolationKind> fired = java.util.EnumSet.noneOf(vllmrace.model.detect.ViolationKind.class);
-        violations().forEach(v -> fired.add(v.kind()));
-        if (unexpectedActorFailure() != null || !outcome.accepts(fired)) {
+        if (unexpectedActorFailure() != null || !outcome.accepts(firedDetectors())) {
             return RaceOutcome.modellingErrorOf(((Enum<?>) outcome).getDeclaringClass().asSubclass(RaceOutcome.class));
         }
         return outcome;
+    }
+
+    /** The kinds of every detector finding recorded so far. */
+    default java.util.Set<vllmrace.model.detect.ViolationKind> firedDetectors() {
+        java.util.Set<vllmrace.model.detect.ViolationKind> fired = java.util.EnumSet.noneOf(vllmrace.model.detect.ViolationKind.class);
+        violations().forEach(v -> fired.add(v.kind()));
+        return fired;
     }
 
     /** The first exception an actor raised that upstream does not raise on this path, or null. */

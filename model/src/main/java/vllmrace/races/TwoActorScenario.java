@@ -71,7 +71,7 @@ public abstract class TwoActorScenario implements RaceScenario {
             }
         }
         if (!violations.isEmpty() && java.util.Arrays.stream(outcomes.getEnumConstants()).map(c -> (RaceOutcome) c)
-                .noneMatch(o -> o.kind() == OutcomeKind.CLEAN && o.accepts(firedKinds()))) {
+                .noneMatch(o -> o.kind() == OutcomeKind.CLEAN && o.accepts(firedDetectors()))) {
             return RaceOutcome.UNEXPECTED;
         }
         return cleanEnding();
@@ -109,12 +109,6 @@ public abstract class TwoActorScenario implements RaceScenario {
         }
     };
 
-    private java.util.Set<vllmrace.model.detect.ViolationKind> firedKinds() {
-        java.util.Set<vllmrace.model.detect.ViolationKind> kinds = java.util.EnumSet.noneOf(vllmrace.model.detect.ViolationKind.class);
-        violations.all().forEach(v -> kinds.add(v.kind()));
-        return kinds;
-    }
-
     /** The scenario's detector log (for the judge's own tests, which add a stray finding to a run). */
     final ViolationLog violationLog() {
         return violations;
@@ -126,7 +120,7 @@ public abstract class TwoActorScenario implements RaceScenario {
      * the judge checks the same again.
      */
     protected final boolean fired(RaceOutcome outcome) {
-        return outcome.violation() && outcome.accepts(firedKinds()) && !actorFailed();
+        return outcome.violation() && outcome.accepts(firedDetectors()) && !actorFailed();
     }
 
     /** True when an actor raised: a modelling error, classified UNEXPECTED. */

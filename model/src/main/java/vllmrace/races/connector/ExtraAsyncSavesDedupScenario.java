@@ -9,6 +9,7 @@ import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
+import vllmrace.races.RigScenario;
 import vllmrace.races.Violating;
 
 /**
@@ -41,7 +42,7 @@ import vllmrace.races.Violating;
  * <p><b>Verdicts.</b> No reported variant (a positive control). Fixed: never a violation. vLLM main: clean, upstream as
  * is.
  */
-public final class ExtraAsyncSavesDedupScenario extends ConnectorRaceScenario {
+public final class ExtraAsyncSavesDedupScenario extends RigScenario<ConnectorRig> {
     public static final String REQUEST_ID = "R";
     public static final String OTHER_REQUEST_ID = "R2";
 

@@ -10,6 +10,7 @@ import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
+import vllmrace.races.RigScenario;
 import vllmrace.races.Violating;
 
 /**
@@ -69,7 +70,7 @@ import vllmrace.races.Violating;
  * {@code ENGINE_DEAD}. Fixed: never. vLLM main: closed, by #47505 (the in-tree LMCache child does not load; none of
  * #53049's directions is merged). vLLM main + out-of-tree LMCache MP: racy (the child loads without being chosen).
  */
-public final class LateLoadCompletionUnionScenario extends ConnectorRaceScenario {
+public final class LateLoadCompletionUnionScenario extends RigScenario<ConnectorRig> {
     public static final String REQUEST_ID = "R";
     public static final String OTHER_REQUEST_ID = "R2";
 

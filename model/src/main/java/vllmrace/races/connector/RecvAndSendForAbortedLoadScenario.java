@@ -10,6 +10,7 @@ import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
+import vllmrace.races.RigScenario;
 import vllmrace.races.Violating;
 
 /**
@@ -65,7 +66,7 @@ import vllmrace.races.Violating;
  * skip, so the engine survives and the bug shows as the save reading a freed block): some interleaving violates. Fixed:
  * never. vLLM main: racy (without the skip the engine dies: {@code ENGINE_DEAD}).
  */
-public final class RecvAndSendForAbortedLoadScenario extends ConnectorRaceScenario {
+public final class RecvAndSendForAbortedLoadScenario extends RigScenario<ConnectorRig> {
     public static final String REQUEST_ID = "R";
     public static final String OTHER_REQUEST_ID = "R2";
 
