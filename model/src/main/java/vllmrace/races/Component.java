@@ -1,25 +1,18 @@
 package vllmrace.races;
 
-/** The three vLLM components the suite models. */
+import java.util.Locale;
+
+/** The three vLLM components the suite models; each one's scenarios live in the sub-package of its lower-case name. */
 public enum Component {
-    FRONTEND("frontend", "AsyncLLM, OutputProcessor, the FIFO channel to EngineCore"),
-    SCHEDULER("scheduler", "Scheduler request map, KV block pool"),
-    CONNECTOR("connector", "MultiConnector, NIXL-like and LMCache-like connectors");
-
-    private final String packageName;
-    private final String description;
-
-    Component(String packageName, String description) {
-        this.packageName = packageName;
-        this.description = description;
-    }
+    /** AsyncLLM, OutputProcessor, the FIFO channel to EngineCore. */
+    FRONTEND,
+    /** Scheduler request map, KV block pool. */
+    SCHEDULER,
+    /** MultiConnector, NIXL-like and LMCache-like connectors. */
+    CONNECTOR;
 
     /** The sub-package holding this component's scenarios and tests. */
     public String packageName() {
-        return packageName;
-    }
-
-    public String description() {
-        return description;
+        return name().toLowerCase(Locale.ROOT);
     }
 }

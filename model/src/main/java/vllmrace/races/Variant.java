@@ -6,33 +6,34 @@ package vllmrace.races;
  * verdict answers "does vLLM main still have this race?".
  */
 public enum Variant {
-    REPORTED("reported", "Reported"),
-    FIXED("fixed", "Fixed"),
-    UPSTREAM_MAIN("vLLM main", "UpstreamMain"),
+    REPORTED,
+    FIXED,
+    UPSTREAM_MAIN,
     /** One closer of a race with several, alone: every fix but the other closers ({@link Subject#only()} names it). */
-    ONLY_CLOSER("only", "OnlyCloser");
-
-    private final String label;
-    private final String className;
-
-    Variant(String label, String className) {
-        this.label = label;
-        this.className = className;
-    }
+    ONLY_CLOSER;
 
     /** How results and tables name the variant. */
     public String label() {
-        return label;
+        return switch (this) {
+            case REPORTED -> "reported";
+            case FIXED -> "fixed";
+            case UPSTREAM_MAIN -> "vLLM main";
+            case ONLY_CLOSER -> "only";
+        };
     }
 
     /** The label: display names of the tests read {@code <Race> [<engine>, <variant>]}. */
     @Override
     public String toString() {
-        return label;
+        return label();
     }
 
-    /** The nested class name a harness uses for this variant. */
+    /** The nested class name a harness uses for this variant: the constant's name in camel case ({@code OnlyCloser}). */
     public String className() {
-        return className;
+        StringBuilder name = new StringBuilder();
+        for (String word : name().split("_")) {
+            name.append(word.charAt(0)).append(word.substring(1).toLowerCase(java.util.Locale.ROOT));
+        }
+        return name.toString();
     }
 }

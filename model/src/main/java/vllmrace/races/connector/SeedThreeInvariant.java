@@ -9,22 +9,21 @@ import vllmrace.model.detect.ViolationLog;
  */
 public enum SeedThreeInvariant {
     /** No upstream assert fired on the busy loop (EngineCore stays alive). */
-    ENGINE_ALIVE("engine alive"),
+    ENGINE_ALIVE,
     /** SC4: no transfer wrote a block its request no longer owns (freed, or reallocated). */
-    NO_WRITE_INTO_FREED_BLOCK("no write into a freed or reallocated block"),
+    NO_WRITE_INTO_FREED_BLOCK,
     /** SC5: no block and no delay-freed request left unreleased at quiescence. */
-    NO_LEAK("no leak at quiescence"),
+    NO_LEAK,
     /** CN1: each request's transfer completion reached the scheduler exactly once (one recv, one terminal event). */
-    EXACTLY_ONE_TERMINAL_EVENT("exactly one terminal transfer event per request");
-
-    private final String label;
-
-    SeedThreeInvariant(String label) {
-        this.label = label;
-    }
+    EXACTLY_ONE_TERMINAL_EVENT;
 
     public String label() {
-        return label;
+        return switch (this) {
+            case ENGINE_ALIVE -> "engine alive";
+            case NO_WRITE_INTO_FREED_BLOCK -> "no write into a freed or reallocated block";
+            case NO_LEAK -> "no leak at quiescence";
+            case EXACTLY_ONE_TERMINAL_EVENT -> "exactly one terminal transfer event per request";
+        };
     }
 
     /** True when the run's log shows this invariant held. */
