@@ -13,7 +13,7 @@ import vllmrace.model.frontend.InputProcessor;
 import vllmrace.races.Clean;
 import vllmrace.races.ModellingError;
 import vllmrace.races.RaceOutcome;
-import vllmrace.races.TwoActorScenario;
+import vllmrace.races.RigScenario;
 import vllmrace.races.Violating;
 import vllmrace.races.scheduler.EngineCoreRig;
 
@@ -26,7 +26,7 @@ import vllmrace.races.scheduler.EngineCoreRig;
  * client's current request under that id. The arbiter writes every pending chunk (the environment's writes do complete),
  * settles the engine, and judges: any detector finding is a violation.
  */
-public final class HuntScenario extends TwoActorScenario {
+public final class HuntScenario extends RigScenario<EngineCoreRig> {
 
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {
@@ -36,24 +36,18 @@ public final class HuntScenario extends TwoActorScenario {
     }
 
     private final HuntProgram program;
-    private final EngineCoreRig rig;
-    private final FixSet fixes;
-    private final Configuration configuration;
     private final Map<String, String> engineIds = new HashMap<>();
     private final Map<String, Integer> adds = new HashMap<>();
     private final java.util.Set<String> abortedByClient = new java.util.HashSet<>();
 
     public HuntScenario(HuntProgram program, FixSet fixes, Configuration configuration) {
-        this(program, fixes, configuration, new EngineCoreRig(Objects.requireNonNull(fixes, "fixes"),
-                Objects.requireNonNull(configuration, "configuration"), vllmrace.model.connector.TestAsyncConnector.SavePolicy.NEVER, program.poolBlocks()));
+        this(program, new EngineCoreRig(Objects.requireNonNull(fixes, "fixes"), Objects.requireNonNull(configuration, "configuration"),
+                vllmrace.model.connector.TestAsyncConnector.SavePolicy.NEVER, program.poolBlocks()));
     }
 
-    private HuntScenario(HuntProgram program, FixSet fixes, Configuration configuration, EngineCoreRig rig) {
-        super(rig.stepLog(), rig.violations());
+    private HuntScenario(HuntProgram program, EngineCoreRig rig) {
+        super(rig);
         this.program = program;
-        this.rig = rig;
-        this.fixes = fixes;
-        this.configuration = Objects.requireNonNull(configuration, "configuration");
         for (HuntRequest r : program.requests()) {
             add(r);
         }
@@ -82,7 +76,7 @@ public final class HuntScenario extends TwoActorScenario {
     /** The client's ADD: a new engine id (with #27987), the connector set up for it, the ADD on the wire. */
     private void add(HuntRequest r) {
         int n = adds.merge(r.id(), 1, Integer::sum);
-        String engineId = InputProcessor.assignRequestId(fixes, configuration, r.id(), n);
+        String engineId = rig.engineId(r.id(), n);
         engineIds.put(r.id(), engineId);
         int tokens = r.promptTokens(EngineCoreRig.BLOCK_SIZE);
         rig.connector().savePolicy(engineId, r.save());
@@ -123,7 +117,7 @@ public final class HuntScenario extends TwoActorScenario {
                 rig.abortArrives(engineId);
             }
             case READD -> {
-                String next = InputProcessor.assignRequestId(fixes, configuration, op.target(), adds.getOrDefault(op.target(), 0) + 1);
+                String next = rig.engineId(op.target(), adds.getOrDefault(op.target(), 0) + 1);
                 if (!clientTracks(op.target()) || !next.equals(engineIds.get(op.target()))) {
                     add(spec(op.target()));
                     rig.engineCore().processInputSockets();
@@ -144,6 +138,12 @@ public final class HuntScenario extends TwoActorScenario {
         }
     }
 
+    /** Unused: the hunt classifies its runs in {@link #arbiter()}, any detector a finding; declared for the one base. */
+    @Override
+    protected List<vllmrace.races.Ending> endings() {
+        return List.of(ending(Outcome.CLEAN));
+    }
+
     @Override
     public Outcome arbiter() {
         rig.connector().writeAllChunks();
@@ -160,10 +160,6 @@ public final class HuntScenario extends TwoActorScenario {
 
     public HuntProgram program() {
         return program;
-    }
-
-    public EngineCoreRig rig() {
-        return rig;
     }
 
     /** The ids each schedule's findings name, as the client knows them. */

@@ -28,7 +28,7 @@ import vllmrace.model.sched.Scheduler;
  * pair, and {@link EngineCore} with its {@link Scheduler}, all sharing one {@link ViolationLog} and one
  * {@link StepLog}. Races are reproduced on this whole path, not on a component in isolation.
  */
-public final class VllmInstance {
+public final class VllmInstance implements Observable {
     /** Tokens per KV block when the instance has KV-cache accounting. */
     public static final int BLOCK_SIZE = 4;
     private final FixSet fixes;

@@ -39,7 +39,7 @@ import vllmrace.model.sched.Scheduler;
  * <p>The scenario's actors are {@link Coroutine}s on one {@link EventLoop} standing for the busy loop's serialisation:
  * everything the scheduler does runs on the busy-loop thread, so its steps never overlap.
  */
-public abstract class EngineRig {
+public abstract class EngineRig implements vllmrace.model.Observable {
     /** Tokens per KV block. */
     public static final int BLOCK_SIZE = 4;
     /** Async scheduling: schedule(N+1) runs before update_from_output(N). */
@@ -93,8 +93,19 @@ public abstract class EngineRig {
     /** No KV transfer is in flight or unreported. */
     protected abstract boolean transfersIdle();
 
+    /** How many times the scheduler called the connector's {@code request_finished} for {@code requestId}. */
+    public abstract int requestFinishedCalls(String requestId);
+
     /** The connector's part of {@link #progressSignature()}. */
     protected abstract String transfersSignature();
+
+    /**
+     * The engine id the frontend gives the client's {@code nth} ADD under {@code clientId} in this deployment
+     * ({@code InputProcessor.assign_request_id}: the id itself, or with #27987 and randomization on, a suffix per ADD).
+     */
+    public String engineId(String clientId, int nth) {
+        return vllmrace.model.frontend.InputProcessor.assignRequestId(fixes, config, clientId, nth);
+    }
 
     /** Set-up: the client's ADD goes on the input socket (applied at the next {@code _process_input_queue}). */
     public void sendAdd(String requestId, int numPromptTokens, int maxTokens) {
@@ -125,6 +136,19 @@ public abstract class EngineRig {
         Request request = Objects.requireNonNull(scheduler.getRequest(requestId), () -> requestId + " is not in the scheduler");
         tracked.put(requestId, request);
         return request;
+    }
+
+    /** Set-up: the ADDs sent so far are applied ({@code _process_input_queue}) and {@code requestIds} tracked. */
+    public void admit(String... requestIds) {
+        engineCore.processInputQueue();
+        trackAll(requestIds);
+    }
+
+    /** Set-up: keeps the Request objects of {@code requestIds} ({@link #track}). */
+    public void trackAll(String... requestIds) {
+        for (String id : requestIds) {
+            track(id);
+        }
     }
 
     /** Set-up: one busy-loop iteration, run directly. */

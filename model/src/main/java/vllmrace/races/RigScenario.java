@@ -1,16 +1,22 @@
 package vllmrace.races;
 
+import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import vllmrace.model.sched.RequestStatus;
 
 /**
- * A race scenario over one EngineCore rig ({@link EngineRig}): the rig's step log and detectors are the scenario's, and
- * the shared arbiter settles the rig to quiescence before it judges.
+ * A race scenario over one EngineCore rig ({@link EngineRig}): the rig's step log and detectors are the scenario's, the
+ * shared arbiter settles the rig to quiescence before it judges, and every clean ending includes "every block back".
+ * The facts a clean ending declares per request are here: {@link #finished} (status, finish reasons, request_finished
+ * once), {@link #status}, {@link #reasons}.
  */
 public abstract class RigScenario<R extends EngineRig> extends TwoActorScenario {
     protected final R rig;
 
     protected RigScenario(R rig) {
-        super(Objects.requireNonNull(rig, "rig").stepLog(), rig.violations());
+        super(Objects.requireNonNull(rig, "rig"));
         this.rig = rig;
     }
 
@@ -22,5 +28,45 @@ public abstract class RigScenario<R extends EngineRig> extends TwoActorScenario 
     @Override
     protected void settle() {
         rig.runToQuiescence();
+    }
+
+    @Override
+    protected final List<Ending.Fact> baseFacts() {
+        return List.of(new Ending.Fact("the scheduler holds nothing and every block is back in the pool", rig::allFreed));
+    }
+
+    /**
+     * {@code requestId} ended in one of {@code statuses}, EngineCore sent the finish reason that status sends ("length",
+     * "stop"; none for an abort) once, and the connector's {@code request_finished} ran once for it.
+     */
+    protected final Ending.Fact finished(String requestId, RequestStatus... statuses) {
+        Set<RequestStatus> allowed = Set.of(statuses);
+        return new Ending.Fact(requestId + " ended " + allowed + ", its finish reason sent once, request_finished once", () -> {
+            RequestStatus s = rig.request(requestId).status();
+            return allowed.contains(s) && Objects.equals(finishReasonOf(s), rig.finishReasons(requestId))
+                    && rig.requestFinishedCalls(requestId) == 1;
+        });
+    }
+
+    /** {@code requestId}'s Request ended in one of {@code statuses} (nothing said of its outputs: its id may be shared). */
+    protected final Ending.Fact status(String requestId, RequestStatus... statuses) {
+        Set<RequestStatus> allowed = Set.of(statuses);
+        return new Ending.Fact(requestId + " ended " + allowed, () -> allowed.contains(rig.request(requestId).status()));
+    }
+
+    /** EngineCore sent exactly these finish reasons under {@code requestId}, comma-joined (an id two requests share). */
+    protected final Ending.Fact reasons(String requestId, String... reasons) {
+        String joined = String.join(",", reasons);
+        return new Ending.Fact("EngineCore sent " + Arrays.toString(reasons) + " under " + requestId,
+                () -> joined.equals(rig.finishReasons(requestId)));
+    }
+
+    /** The finish reason EngineCore sends for a request that ends in {@code status}; null for an abort (the client asked). */
+    private static String finishReasonOf(RequestStatus status) {
+        return switch (status) {
+            case FINISHED_LENGTH_CAPPED -> "length";
+            case FINISHED_STOPPED -> "stop";
+            default -> null;
+        };
     }
 }

@@ -8,8 +8,9 @@ import vllmrace.model.detect.ViolationLog;
 
 /**
  * The one base of every race scenario: its step log and detectors, the end of its set-up, and two actors built (not
- * started) in the constructor. Subclasses build the model, call {@link #actors}, and classify the ending in
- * {@link #arbiter()}; {@link RaceScenario#judge()} then accepts the outcome only with exactly the detectors it declares.
+ * started) in the constructor. Subclasses build the model, call {@link #actors}, say how to {@link #settle()} and
+ * declare their clean {@link #endings()}; the one {@link #arbiter()} classifies the run, and {@link RaceScenario#judge()}
+ * accepts the outcome only with exactly the detectors it declares.
  */
 public abstract class TwoActorScenario implements RaceScenario {
     private final StepLog stepLog;
@@ -18,9 +19,10 @@ public abstract class TwoActorScenario implements RaceScenario {
     private Coroutine<?> actor1;
     private Coroutine<?> actor2;
 
-    protected TwoActorScenario(StepLog stepLog, ViolationLog violations) {
-        this.stepLog = stepLog;
-        this.violations = violations;
+    /** A scenario over {@code system}: its step log and detectors are the scenario's. */
+    protected TwoActorScenario(vllmrace.model.Observable system) {
+        this.stepLog = system.stepLog();
+        this.violations = system.violations();
     }
 
     /** Ends the set-up: everything logged so far belongs to it; the actors are built now, not yet started. */
@@ -58,7 +60,7 @@ public abstract class TwoActorScenario implements RaceScenario {
     /**
      * The arbiter every race shares: {@link #settle()} the system, then the violating outcome the detectors make the run
      * ({@link #fired}: its declaration decides, the first in declaration order); else, when a detector fired that no clean
-     * outcome tolerates, the shared modelling error; else the scenario's {@link #cleanEnding()}. The judge then checks
+     * outcome tolerates, the shared modelling error; else the first of the scenario's {@link #endings()} that holds. The judge then checks
      * the declaration once more. Only the race hunt, which is no race, classifies its runs otherwise.
      */
     @Override
@@ -83,11 +85,36 @@ public abstract class TwoActorScenario implements RaceScenario {
     }
 
     /**
-     * How the run ended when no violating outcome's detectors fired: one of the scenario's {@link Clean} outcomes, read
-     * from the requests' final states, or {@link RaceOutcome#UNEXPECTED} for an ending none of them describes.
+     * The scenario's clean endings, one or more per {@link Clean} outcome, in the order the arbiter tries them; built
+     * with {@link #ending} (read after the run settled, so the facts read the settled state).
      */
-    protected RaceOutcome cleanEnding() {
-        throw new UnsupportedOperationException(getClass().getSimpleName() + " must classify its clean endings");
+    protected abstract List<Ending> endings();
+
+    /** A clean ending of {@code outcome}, starting from the facts every ending of this kind of scenario shares ({@link #baseFacts}). */
+    protected final Ending ending(RaceOutcome outcome) {
+        return new Ending(outcome, baseFacts());
+    }
+
+    /** The facts every clean ending includes: none here; a rig's scenarios add "every block back". */
+    protected List<Ending.Fact> baseFacts() {
+        return List.of();
+    }
+
+    /** How the run ended when no violating outcome's detectors fired: the first declared ending that holds, or the modelling error. */
+    private RaceOutcome cleanEnding() {
+        for (Ending ending : endings()) {
+            if (ending.holds(actor1.failure(), actor2.failure())) {
+                return ending.outcome();
+            }
+        }
+        return RaceOutcome.UNEXPECTED;
+    }
+
+    /** Set-up: the model reached the state the scenario's story starts from, else the scenario is wrong (not the model). */
+    protected static void requireSetUp(boolean holds, String what) {
+        if (!holds) {
+            throw new IllegalStateException("set-up: " + what);
+        }
     }
 
     /** The scenario's outcome enum: its one nested enum implementing {@link RaceOutcome}. */

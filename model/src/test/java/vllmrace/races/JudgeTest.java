@@ -46,6 +46,27 @@ class JudgeTest {
                 scenario + " declares its own arbiter()");
     }
 
+    /** Every clean outcome is reachable by a declared ending, and every ending names one of the race's clean outcomes. */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Race.class)
+    void everyCleanOutcomeHasADeclaredEnding(Race race) {
+        for (Variant variant : new Variant[] {Variant.REPORTED, Variant.FIXED}) {
+            if (race.expected(variant) == Expectation.NOT_APPLICABLE) {
+                continue;
+            }
+            TwoActorScenario scenario = (TwoActorScenario) race.scenario(variant);
+            java.util.Set<RaceOutcome> declared = new java.util.HashSet<>();
+            for (Ending ending : scenario.endings()) {
+                declared.add(ending.outcome());
+                assertFalse(ending.facts().isEmpty() && scenario instanceof RigScenario<?>,
+                        race + ": a rig's ending includes at least its blocks back");
+            }
+            java.util.Set<RaceOutcome> clean = new java.util.HashSet<>(Arrays.stream(race.outcomes())
+                    .filter(o -> o.kind() == OutcomeKind.CLEAN).toList());
+            assertEquals(clean, declared, race + " " + variant + ": the clean outcomes and the declared endings differ");
+        }
+    }
+
     /** A stray detector in a run, whatever its ending, makes it a modelling error: never the race, never clean. */
     @ParameterizedTest(name = "{0}")
     @EnumSource(Race.class)

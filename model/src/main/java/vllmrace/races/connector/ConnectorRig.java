@@ -61,6 +61,11 @@ public final class ConnectorRig extends EngineRig {
     }
 
     @Override
+    public int requestFinishedCalls(String requestId) {
+        return multiConnector.requestFinishedCalls(requestId);
+    }
+
+    @Override
     protected String transfersSignature() {
         return "children idle " + transfersIdle();
     }

@@ -1,5 +1,8 @@
 package vllmrace.races.connector;
 
+import vllmrace.races.Ending;
+import static vllmrace.model.sched.RequestStatus.*;
+
 import java.util.List;
 import vllmrace.model.connector.multi.LmCacheConnector;
 import vllmrace.model.detect.ViolationKind;
@@ -74,15 +77,11 @@ public final class ExtraAsyncSavesDedupScenario extends RigScenario<ConnectorRig
         this.offloading = List.of(c).subList(1, c.length);
         rig.sendAdd(REQUEST_ID, 4, 1);
         rig.sendAdd(OTHER_REQUEST_ID, 4, 1);
-        rig.engineCore().processInputQueue();
-        rig.track(REQUEST_ID);
-        rig.track(OTHER_REQUEST_ID);
+        rig.admit(REQUEST_ID, OTHER_REQUEST_ID);
         for (int i = 0; i < 4 && !rig.request(REQUEST_ID).isFinished(); i++) {
             rig.runBusyLoopOnce();
         }
-        if (!rig.request(REQUEST_ID).isFinished()) {
-            throw new IllegalStateException("set-up: R did not finish: " + rig.request(REQUEST_ID));
-        }
+        requireSetUp(rig.request(REQUEST_ID).isFinished(), "R did not finish: " + rig.request(REQUEST_ID));
         ConnectorRig.Actor busyLoop = rig.actor("EngineCore busy loop + OffloadingConnector").iteration();
         for (LmCacheConnector child : offloading) {
             busyLoop.worker(child.name() + ": async save of R completes", () -> child.completeSave(REQUEST_ID));
@@ -93,14 +92,7 @@ public final class ExtraAsyncSavesDedupScenario extends RigScenario<ConnectorRig
     }
 
     @Override
-    protected RaceOutcome cleanEnding() {
-        if (actorFailed() || !rig.allFreed()) {
-            return Outcome.UNEXPECTED;
-        }
-        if (rig.request(REQUEST_ID).status() == RequestStatus.FINISHED_LENGTH_CAPPED
-                && rig.request(OTHER_REQUEST_ID).status() == RequestStatus.FINISHED_LENGTH_CAPPED) {
-            return Outcome.FREED_AFTER_LAST_SAVE;
-        }
-        return Outcome.UNEXPECTED;
+    protected List<Ending> endings() {
+        return List.of(ending(Outcome.FREED_AFTER_LAST_SAVE).and(finished(REQUEST_ID, FINISHED_LENGTH_CAPPED), finished(OTHER_REQUEST_ID, FINISHED_LENGTH_CAPPED)));
     }
 }

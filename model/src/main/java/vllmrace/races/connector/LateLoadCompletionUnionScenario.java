@@ -1,5 +1,8 @@
 package vllmrace.races.connector;
 
+import vllmrace.races.Ending;
+import static vllmrace.model.sched.RequestStatus.*;
+
 import java.util.List;
 import vllmrace.model.connector.multi.LmCacheConnector;
 import vllmrace.model.connector.multi.NixlDecodeConnector;
@@ -118,13 +121,10 @@ public final class LateLoadCompletionUnionScenario extends RigScenario<Connector
         lmcache.cachedPrefix(REQUEST_ID, promptTokens);
         rig.sendAdd(REQUEST_ID, promptTokens, stopToken ? 2 : 1, stopToken ? 1 : 0);
         rig.sendAdd(OTHER_REQUEST_ID, 4 * blocks, 1);
-        rig.engineCore().processInputQueue();
-        rig.track(REQUEST_ID);
-        rig.track(OTHER_REQUEST_ID);
+        rig.admit(REQUEST_ID, OTHER_REQUEST_ID);
         rig.runBusyLoopOnce();
-        if (!nixl.isPullInFlight(REQUEST_ID) || rig.request(REQUEST_ID).status() != RequestStatus.WAITING_FOR_REMOTE_KVS) {
-            throw new IllegalStateException("set-up: R's pull did not start: " + rig.request(REQUEST_ID));
-        }
+        requireSetUp(nixl.isPullInFlight(REQUEST_ID) && rig.request(REQUEST_ID).status() == RequestStatus.WAITING_FOR_REMOTE_KVS,
+                "R's pull did not start: " + rig.request(REQUEST_ID));
         actors(rig.actor("Worker: async loads")
                         .worker("LMCacheMPConnector: load of R from the CPU cache completes (writes B), if it started one", () -> {
                             if (lmcache.hasUnreportedLoad(REQUEST_ID)) {
@@ -141,14 +141,8 @@ public final class LateLoadCompletionUnionScenario extends RigScenario<Connector
     }
 
     @Override
-    protected void settle() {
-        rig.runToQuiescence();
-        
-    }
-
-    @Override
-    protected RaceOutcome cleanEnding() {
-        return rig.request(REQUEST_ID).status() == (stopToken ? RequestStatus.FINISHED_STOPPED : RequestStatus.FINISHED_LENGTH_CAPPED)
-                && rig.request(OTHER_REQUEST_ID).status() == RequestStatus.FINISHED_LENGTH_CAPPED ? Outcome.COMPLETED : Outcome.UNEXPECTED;
+    protected List<Ending> endings() {
+        return List.of(ending(Outcome.COMPLETED).and(finished(REQUEST_ID, stopToken ? FINISHED_STOPPED : FINISHED_LENGTH_CAPPED),
+                finished(OTHER_REQUEST_ID, FINISHED_LENGTH_CAPPED)));
     }
 }

@@ -1,5 +1,8 @@
 package vllmrace.races.connector;
 
+import java.util.List;
+import vllmrace.races.Ending;
+
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
@@ -63,7 +66,7 @@ public final class PullIntoFreedBlocksScenario extends TwoActorScenario {
 
     /** The same run as LateLoadCompletionUnion's, judged for the write only. */
     private PullIntoFreedBlocksScenario(LateLoadCompletionUnionScenario scenario) {
-        super(scenario.rig().stepLog(), scenario.rig().violations());
+        super(scenario.rig());
         this.scenario = scenario;
         actors(scenario.actor1(), scenario.actor2());
     }
@@ -74,9 +77,10 @@ public final class PullIntoFreedBlocksScenario extends TwoActorScenario {
     }
 
     @Override
-    protected RaceOutcome cleanEnding() {
+    protected List<Ending> endings() {
         // every other seed-003 finding (engine death, a duplicate report, a leak) is LateLoadCompletionUnion's
-        return inner.modellingError() ? RaceOutcome.UNEXPECTED : Outcome.NO_BAD_WRITE;
+        return List.of(ending(Outcome.NO_BAD_WRITE).and("LateLoadCompletionUnion's run ended as one of its declared outcomes",
+                () -> !inner.modellingError()));
     }
 
     public ConnectorRig rig() {

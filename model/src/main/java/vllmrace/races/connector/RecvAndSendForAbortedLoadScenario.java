@@ -1,5 +1,8 @@
 package vllmrace.races.connector;
 
+import vllmrace.races.Ending;
+import static vllmrace.model.sched.RequestStatus.*;
+
 import java.util.List;
 import vllmrace.model.connector.multi.LmCacheConnector;
 import vllmrace.model.connector.multi.NixlDecodeConnector;
@@ -105,12 +108,8 @@ public final class RecvAndSendForAbortedLoadScenario extends RigScenario<Connect
         nixl.remotePrefill(REQUEST_ID, 4 * blocks);
         rig.sendAdd(REQUEST_ID, 4 * blocks, 1);
         rig.sendAdd(OTHER_REQUEST_ID, 4, 6);
-        rig.engineCore().processInputQueue();
-        rig.track(REQUEST_ID);
-        rig.track(OTHER_REQUEST_ID);
-        if (rig.request(REQUEST_ID).status() != RequestStatus.WAITING) {
-            throw new IllegalStateException("set-up: R should wait to be scheduled: " + rig.request(REQUEST_ID));
-        }
+        rig.admit(REQUEST_ID, OTHER_REQUEST_ID);
+        requireSetUp(rig.request(REQUEST_ID).status() == RequestStatus.WAITING, "R should wait to be scheduled: " + rig.request(REQUEST_ID));
         actors(rig.actor("API server: client disconnects")
                         .worker("AsyncLLM.abort: ABORT(R) sent to EngineCore", () -> rig.sendAbort(REQUEST_ID))
                         .build(),
@@ -125,20 +124,9 @@ public final class RecvAndSendForAbortedLoadScenario extends RigScenario<Connect
     }
 
     @Override
-    protected void settle() {
-        rig.runToQuiescence();
-        
-    }
-
-    @Override
-    protected RaceOutcome cleanEnding() {
-        if (rig.request(OTHER_REQUEST_ID).status() != RequestStatus.FINISHED_LENGTH_CAPPED) {
-            return Outcome.UNEXPECTED;
-        }
-        return switch (rig.request(REQUEST_ID).status()) {
-            case FINISHED_ABORTED -> Outcome.ABORTED_CLEAN;
-            case FINISHED_LENGTH_CAPPED -> Outcome.FINISHED_BEFORE_ABORT;
-            default -> Outcome.UNEXPECTED;
-        };
+    protected List<Ending> endings() {
+        return List.of(ending(Outcome.ABORTED_CLEAN).and(finished(REQUEST_ID, FINISHED_ABORTED), finished(OTHER_REQUEST_ID, FINISHED_LENGTH_CAPPED)),
+                ending(Outcome.FINISHED_BEFORE_ABORT).and(finished(REQUEST_ID, FINISHED_LENGTH_CAPPED),
+                        finished(OTHER_REQUEST_ID, FINISHED_LENGTH_CAPPED)));
     }
 }

@@ -11,7 +11,7 @@ import vllmrace.model.frontend.RequestOutputCollector;
 import vllmrace.races.Clean;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
-import vllmrace.races.TwoActorScenario;
+import vllmrace.races.Ending;
 import vllmrace.races.Violating;
 
 /**
@@ -62,9 +62,7 @@ import vllmrace.races.Violating;
  * ({@code VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1}, #34415: {@code assign_request_id} keeps the client's id, so #27987's
  * suffix is not there to tell the two requests apart).
  */
-public final class ConcurrentAbortKillsReaddScenario extends TwoActorScenario {
-    public static final String REQUEST_ID = "X";
-    static final int MAX_TOKENS = 16;
+public final class ConcurrentAbortKillsReaddScenario extends FrontendScenario {
 
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {
@@ -77,18 +75,12 @@ public final class ConcurrentAbortKillsReaddScenario extends TwoActorScenario {
                 + "runs X@2 and its response goes to nobody (FE3's converse)", detectors = {ViolationKind.ENGINE_REQUEST_WITHOUT_FRONTEND}) LATE_ABORT_DROPS_READD_STATE;
     }
 
-    private final VllmInstance vllm;
     private final Coroutine<List<String>> cancellation;
     private final Coroutine<RequestOutputCollector> abortAndResubmit;
 
     /** The scenario at one point of its family: {@code n}, the requests' parallel samples (default 1). */
     public ConcurrentAbortKillsReaddScenario(FixSet fixes, Configuration config, Params p) {
-        this(new VllmInstance(fixes, config), p);
-    }
-
-    private ConcurrentAbortKillsReaddScenario(VllmInstance vllm, Params p) {
-        super(vllm.stepLog(), vllm.violations());
-        this.vllm = vllm;
+        super(new VllmInstance(fixes, config));
         SamplingParams params = SamplingParams.maxTokens(MAX_TOKENS).withN(p.get("n", 1, 1));
         vllm.asyncLlm().addRequest(REQUEST_ID, params).run().join();
         vllm.engineCore().runBusyLoopOnce();
@@ -103,18 +95,8 @@ public final class ConcurrentAbortKillsReaddScenario extends TwoActorScenario {
     }
 
     @Override
-    protected void settle() {
-        vllm.engineCore().processInputQueue();
-        vllm.asyncLlm().outputHandler().run();
-        vllm.checkQuiescence();
-    }
-
-    @Override
-    protected RaceOutcome cleanEnding() {
-        if (actor1().failure() != null || actor2().failure() != null) {
-            return Outcome.UNEXPECTED;
-        }
-        return Outcome.ABORTS_HIT_THEIR_REQUEST;
+    protected List<Ending> endings() {
+        return List.of(ending(Outcome.ABORTS_HIT_THEIR_REQUEST));
     }
 
 }

@@ -15,7 +15,7 @@ import vllmrace.races.Clean;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
-import vllmrace.races.TwoActorScenario;
+import vllmrace.races.Ending;
 
 /**
  * DelayFreedIdReuse: even with ordered abort, an aborted request whose blocks are delay-freed stays in
@@ -60,9 +60,7 @@ import vllmrace.races.TwoActorScenario;
  * ({@code VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1}, #34415: {@code assign_request_id} keeps the client's id, so #27987's
  * suffix is not there to tell the two requests apart).
  */
-public final class DelayFreedIdReuseScenario extends TwoActorScenario {
-    public static final String REQUEST_ID = "X";
-    static final int MAX_TOKENS = 16;
+public final class DelayFreedIdReuseScenario extends FrontendScenario {
     static final int NUM_GPU_BLOCKS = 8;
     private static final int RELEASE_ITERATIONS = 3;
 
@@ -77,7 +75,6 @@ public final class DelayFreedIdReuseScenario extends TwoActorScenario {
                 cascadeWhy = "with one id for two requests the abort, the save's finished_sending and the free of one land on the other (an engine assert, a late report, a leaked block, an orphaned caller)") COLLIDES_WITH_DELAY_FREED;
     }
 
-    private final VllmInstance vllm;
     private final int n;
     private final RequestOutputCollector abortedQueue;
     private final Coroutine<List<String>> abort;
@@ -85,12 +82,7 @@ public final class DelayFreedIdReuseScenario extends TwoActorScenario {
 
     /** The scenario at one point of its family: {@code n}, the requests' parallel samples (default 1). */
     public DelayFreedIdReuseScenario(FixSet fixes, Configuration config, Params p) {
-        this(new VllmInstance(fixes, config, TestAsyncConnector.SavePolicy.ALWAYS, NUM_GPU_BLOCKS), p);
-    }
-
-    private DelayFreedIdReuseScenario(VllmInstance vllm, Params p) {
-        super(vllm.stepLog(), vllm.violations());
-        this.vllm = vllm;
+        super(new VllmInstance(fixes, config, TestAsyncConnector.SavePolicy.ALWAYS, NUM_GPU_BLOCKS));
         n = p.get("n", 1, 1);
         SamplingParams params = SamplingParams.maxTokens(MAX_TOKENS).withN(n);
         abortedQueue = vllm.asyncLlm().addRequest(REQUEST_ID, params).run().join();
@@ -117,19 +109,12 @@ public final class DelayFreedIdReuseScenario extends TwoActorScenario {
     }
 
     @Override
-    protected RaceOutcome cleanEnding() {
-        if (actor1().failure() != null || abortedQueue.numFinalOutputs() != 1
-                || !OutputProcessor.FINISH_REASON_ABORT.equals(abortedQueue.finishReason())) {
-            return Outcome.UNEXPECTED;
-        }
-        RuntimeException addFailure = actor2().failure();
-        if (addFailure instanceof RequestAlreadyRunningException) {
-            return vllm.scheduler().requestsSnapshot().isEmpty() ? Outcome.READD_REJECTED : Outcome.UNEXPECTED;
-        }
-        return addFailure == null && vllm.scheduler().requestsSnapshot().size() == n ? Outcome.READDED_BESIDE_DELAY_FREED : Outcome.UNEXPECTED;
-    }
-
-    public VllmInstance vllm() {
-        return vllm;
+    protected List<Ending> endings() {
+        Ending.Fact aborted = new Ending.Fact("X@1's caller got one final output, finished by its abort",
+                () -> abortedQueue.numFinalOutputs() == 1 && OutputProcessor.FINISH_REASON_ABORT.equals(abortedQueue.finishReason()));
+        return List.of(ending(Outcome.READD_REJECTED).and(aborted).actor2Raises(RequestAlreadyRunningException.class)
+                        .and("X@1 released: the scheduler holds nothing", () -> vllm.scheduler().requestsSnapshot().isEmpty()),
+                ending(Outcome.READDED_BESIDE_DELAY_FREED).and(aborted)
+                        .and("X@1 released; X@2's " + n + " request(s) held", () -> vllm.scheduler().requestsSnapshot().size() == n));
     }
 }

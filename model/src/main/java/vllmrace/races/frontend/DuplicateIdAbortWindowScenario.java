@@ -13,7 +13,7 @@ import vllmrace.races.Clean;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
-import vllmrace.races.TwoActorScenario;
+import vllmrace.races.Ending;
 
 /**
  * DuplicateIdAbortWindow: abort drops frontend state, then sends ABORT; a re-add of the same id slips its ADD in
@@ -54,9 +54,7 @@ import vllmrace.races.TwoActorScenario;
  * ({@code VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1}, #34415: {@code assign_request_id} keeps the client's id, so #27987's
  * suffix is not there to tell the two requests apart).
  */
-public final class DuplicateIdAbortWindowScenario extends TwoActorScenario {
-    public static final String REQUEST_ID = "X";
-    static final int MAX_TOKENS = 16;
+public final class DuplicateIdAbortWindowScenario extends FrontendScenario {
 
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {
@@ -66,18 +64,12 @@ public final class DuplicateIdAbortWindowScenario extends TwoActorScenario {
                 + "and the late ABORT finishes X@2, whose caller then never gets a final output", detectors = {ViolationKind.DUPLICATE_LIVE_REQUEST, ViolationKind.ABORT_HIT_WRONG_REQUEST, ViolationKind.ORPHANED_FRONTEND_REQUEST}) DUPLICATE_LIVE_ID;
     }
 
-    private final VllmInstance vllm;
     private final Coroutine<List<String>> abort;
     private final Coroutine<?> add;
 
     /** The scenario at one point of its family: {@code n}, the requests' parallel samples (default 1). */
     public DuplicateIdAbortWindowScenario(FixSet fixes, Configuration config, Params p) {
-        this(new VllmInstance(fixes, config), p);
-    }
-
-    private DuplicateIdAbortWindowScenario(VllmInstance vllm, Params p) {
-        super(vllm.stepLog(), vllm.violations());
-        this.vllm = vllm;
+        super(new VllmInstance(fixes, config));
         SamplingParams params = SamplingParams.maxTokens(MAX_TOKENS).withN(p.get("n", 1, 1));
         RequestOutputCollector first = vllm.asyncLlm().addRequest(REQUEST_ID, params).run().join();
         vllm.engineCore().runBusyLoopOnce();
@@ -89,25 +81,7 @@ public final class DuplicateIdAbortWindowScenario extends TwoActorScenario {
     }
 
     @Override
-    protected void settle() {
-        vllm.engineCore().processInputQueue();
-        vllm.asyncLlm().outputHandler().run();
-        vllm.checkQuiescence();
-    }
-
-    @Override
-    protected RaceOutcome cleanEnding() {
-        if (actor1().failure() != null) {
-            return Outcome.UNEXPECTED;
-        }
-        RuntimeException addFailure = actor2().failure();
-        if (addFailure instanceof RequestAlreadyRunningException) {
-            return Outcome.READD_REJECTED;
-        }
-        return addFailure == null ? Outcome.READDED_AFTER_ABORT : Outcome.UNEXPECTED;
-    }
-
-    public VllmInstance vllm() {
-        return vllm;
+    protected List<Ending> endings() {
+        return List.of(ending(Outcome.READD_REJECTED).actor2Raises(RequestAlreadyRunningException.class), ending(Outcome.READDED_AFTER_ABORT));
     }
 }

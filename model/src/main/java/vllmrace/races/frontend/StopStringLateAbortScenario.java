@@ -1,5 +1,6 @@
 package vllmrace.races.frontend;
 
+import java.util.List;
 import vllmrace.model.VllmInstance;
 import vllmrace.model.asyncio.Coroutine;
 import vllmrace.model.detect.ViolationKind;
@@ -13,7 +14,7 @@ import vllmrace.races.Clean;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Violating;
-import vllmrace.races.TwoActorScenario;
+import vllmrace.races.Ending;
 
 /**
  * StopStringLateAbort: process_outputs drops X when it finds a stop string and the output handler sends ABORT(X) later;
@@ -57,9 +58,7 @@ import vllmrace.races.TwoActorScenario;
  * ({@code VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1}, #34415: {@code assign_request_id} keeps the client's id, so #27987's
  * suffix is not there to tell the two requests apart).
  */
-public final class StopStringLateAbortScenario extends TwoActorScenario {
-    public static final String REQUEST_ID = "X";
-    static final int MAX_TOKENS = 16;
+public final class StopStringLateAbortScenario extends FrontendScenario {
 
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {
@@ -69,7 +68,6 @@ public final class StopStringLateAbortScenario extends TwoActorScenario {
                 + "under X, and the late ABORT finishes X@2, whose caller then never gets a final output", detectors = {ViolationKind.DUPLICATE_LIVE_REQUEST, ViolationKind.ABORT_HIT_WRONG_REQUEST, ViolationKind.ORPHANED_FRONTEND_REQUEST}) LATE_ABORT_KILLS_READD;
     }
 
-    private final VllmInstance vllm;
     private final RequestOutputCollector stoppedQueue;
     private final Coroutine<Integer> outputHandler;
     private final Coroutine<RequestOutputCollector> add;
@@ -79,12 +77,7 @@ public final class StopStringLateAbortScenario extends TwoActorScenario {
      * children are {@code 0_X} and {@code 1_X} (before #27987), so X@1's children and the re-added ones share ids.
      */
     public StopStringLateAbortScenario(FixSet fixes, Configuration config, Params p) {
-        this(new VllmInstance(fixes, config), p);
-    }
-
-    private StopStringLateAbortScenario(VllmInstance vllm, Params p) {
-        super(vllm.stepLog(), vllm.violations());
-        this.vllm = vllm;
+        super(new VllmInstance(fixes, config));
         int n = p.get("n", 1, 1);
         stoppedQueue = vllm.asyncLlm().addRequest(REQUEST_ID, new SamplingParams(n, MAX_TOKENS, 1)).run().join();
         vllm.engineCore().runBusyLoopOnce(); // ADD(X@1) applied, one token sent: the stop string is in it
@@ -100,20 +93,11 @@ public final class StopStringLateAbortScenario extends TwoActorScenario {
     }
 
     @Override
-    protected RaceOutcome cleanEnding() {
-        if (actor1().failure() != null || stoppedQueue.numFinalOutputs() != 1
-                || !OutputProcessor.FINISH_REASON_STOP.equals(stoppedQueue.finishReason())) {
-            return Outcome.UNEXPECTED;
-        }
-        RuntimeException addFailure = actor2().failure();
-        if (addFailure instanceof RequestAlreadyRunningException) {
-            return Outcome.READD_REJECTED;
-        }
-        return addFailure == null ? Outcome.READDED_AFTER_ABORT : Outcome.UNEXPECTED;
-    }
-
-    public VllmInstance vllm() {
-        return vllm;
+    protected List<Ending> endings() {
+        Ending.Fact stopped = new Ending.Fact("X@1's caller got one final output, finished by its stop string",
+                () -> stoppedQueue.numFinalOutputs() == 1 && OutputProcessor.FINISH_REASON_STOP.equals(stoppedQueue.finishReason()));
+        return List.of(ending(Outcome.READD_REJECTED).and(stopped).actor2Raises(RequestAlreadyRunningException.class),
+                ending(Outcome.READDED_AFTER_ABORT).and(stopped));
     }
 
     /** X@1's collector: it must get exactly one final output, {@code stop}. */

@@ -1,5 +1,9 @@
 package vllmrace.races.scheduler;
 
+import java.util.List;
+import vllmrace.races.Ending;
+import static vllmrace.model.sched.RequestStatus.*;
+
 import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.deploy.Configuration;
@@ -66,7 +70,8 @@ public final class AbortLosesToFinalStepScenario extends SchedulerRaceScenario {
     }
 
     @Override
-    protected RaceOutcome cleanEnding() {
-        return cleanEnding(REQUEST_ID, Outcome.ABORTED, Outcome.COMPLETED, Outcome.UNEXPECTED);
+    protected List<Ending> endings() {
+        return List.of(ending(Outcome.ABORTED).and(finished(REQUEST_ID, FINISHED_ABORTED)),
+                ending(Outcome.COMPLETED).and(finished(REQUEST_ID, FINISHED_LENGTH_CAPPED, FINISHED_STOPPED)));
     }
 }

@@ -1,5 +1,9 @@
 package vllmrace.races.scheduler;
 
+import java.util.List;
+import vllmrace.races.Ending;
+import static vllmrace.model.sched.RequestStatus.*;
+
 import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.deploy.Configuration;
@@ -67,21 +71,12 @@ public final class AbortedLoadFreesBlocksScenario extends SchedulerRaceScenario 
         rig.connector().remotePrefill(REQUEST_ID, 4 * blocks);
         rig.sendAdd(REQUEST_ID, 4 * blocks, 1);
         rig.sendAdd(OTHER_REQUEST_ID, 4 * blocks, 1);
-        rig.engineCore().processInputQueue();
-        rig.track(REQUEST_ID);
-        rig.track(OTHER_REQUEST_ID);
+        rig.admit(REQUEST_ID, OTHER_REQUEST_ID);
         actors(rig.clientAbort(REQUEST_ID), rig.busyLoop().iteration().iteration().workerTransfersComplete().build());
     }
 
     @Override
-    protected RaceOutcome cleanEnding() {
-        if (actorFailed() || !rig.allFreed()) {
-            return Outcome.UNEXPECTED;
-        }
-        if (rig.request(REQUEST_ID).status() == RequestStatus.FINISHED_ABORTED
-                && rig.request(OTHER_REQUEST_ID).status() == RequestStatus.FINISHED_LENGTH_CAPPED) {
-            return Outcome.ABORTED;
-        }
-        return Outcome.UNEXPECTED;
+    protected List<Ending> endings() {
+        return List.of(ending(Outcome.ABORTED).and(finished(REQUEST_ID, FINISHED_ABORTED), finished(OTHER_REQUEST_ID, FINISHED_LENGTH_CAPPED)));
     }
 }

@@ -1,5 +1,9 @@
 package vllmrace.races.scheduler;
 
+import java.util.List;
+import vllmrace.races.Ending;
+import static vllmrace.model.sched.RequestStatus.*;
+
 import java.util.Set;
 import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
@@ -74,22 +78,14 @@ public final class AbortedLoadLeakScenario extends SchedulerRaceScenario {
         rig.track(REQUEST_ID);
         rig.connector().completeLoad(REQUEST_ID); // the worker's load lands; reported by the next get_finished
         rig.engineCore().processInputQueue();
-        if (rig.engineCore().scheduleBatch()) { // schedule(2): R not ready yet; nothing runs, so the loop blocks
-            actors(rig.clientAbort(REQUEST_ID), rig.busyLoop().processOldestBatch().iteration().build());
-        } else {
-            throw new IllegalStateException("set-up: schedule(2) was expected to block on step 2");
-        }
+        // schedule(2): R not ready yet; nothing runs, so the loop blocks
+        requireSetUp(rig.engineCore().scheduleBatch(), "schedule(2) was expected to block on step 2");
+        actors(rig.clientAbort(REQUEST_ID), rig.busyLoop().processOldestBatch().iteration().build());
     }
 
     @Override
-    protected RaceOutcome cleanEnding() {
-        if (actorFailed() || !rig.allFreed()) {
-            return Outcome.UNEXPECTED;
-        }
-        return switch (rig.request(REQUEST_ID).status()) {
-            case FINISHED_ABORTED -> Outcome.ABORTED;
-            case FINISHED_LENGTH_CAPPED -> Outcome.FINISHED_BEFORE_ABORT;
-            default -> Outcome.UNEXPECTED;
-        };
+    protected List<Ending> endings() {
+        return List.of(ending(Outcome.ABORTED).and(finished(REQUEST_ID, FINISHED_ABORTED)),
+                ending(Outcome.FINISHED_BEFORE_ABORT).and(finished(REQUEST_ID, FINISHED_LENGTH_CAPPED)));
     }
 }

@@ -1,5 +1,9 @@
 package vllmrace.races.scheduler;
 
+import java.util.List;
+import vllmrace.races.Ending;
+import static vllmrace.model.sched.RequestStatus.*;
+
 import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.deploy.Configuration;
@@ -72,27 +76,18 @@ public final class AsyncFreeUnderInFlightStepScenario extends SchedulerRaceScena
         rig.sendAdd(REQUEST_ID, bs - 1, p.get("maxTokens", 3, 2), 1);
         rig.connector().remotePrefill(LOADING, bs);
         rig.sendAdd(LOADING, bs, 1);
-        rig.engineCore().processInputQueue();
-        rig.track(REQUEST_ID);
-        rig.track(LOADING);
-        if (rig.engineCore().scheduleBatch() || !rig.engineCore().scheduleBatch()) {
-            throw new IllegalStateException("set-up: schedule(1) must not block and schedule(2) must fill the batch queue");
-        }
+        rig.admit(REQUEST_ID, LOADING);
+        requireSetUp(!rig.engineCore().scheduleBatch() && rig.engineCore().scheduleBatch(),
+                "schedule(1) must not block and schedule(2) must fill the batch queue");
         TransferTarget step2Write = rig.kvCacheManager().beginTransfer(REQUEST_ID); // step 2's kernel writes R's blocks
-        if (step2Write.slots().isEmpty() || !rig.engineCore().batchQueueSnapshot().get(0).numScheduledTokens().containsKey(REQUEST_ID)) {
-            throw new IllegalStateException("set-up: step 2 was expected to schedule R in its block");
-        }
+        requireSetUp(!step2Write.slots().isEmpty() && rig.engineCore().batchQueueSnapshot().get(0).numScheduledTokens().containsKey(REQUEST_ID),
+                "step 2 was expected to schedule R in its block");
         actors(rig.event("device", "GPU: step 2's forward writes R's KV slot", () -> rig.kvCacheManager().completeDeviceWrite(step2Write)),
                 rig.busyLoop().processOldestBatch().iteration().workerTransfersComplete().build());
     }
 
     @Override
-    protected RaceOutcome cleanEnding() {
-        if (actorFailed() || !rig.allFreed()
-                || rig.request(REQUEST_ID).status() != RequestStatus.FINISHED_STOPPED
-                || rig.request(LOADING).status() != RequestStatus.FINISHED_LENGTH_CAPPED) {
-            return Outcome.UNEXPECTED;
-        }
-        return Outcome.CLEAN;
+    protected List<Ending> endings() {
+        return List.of(ending(Outcome.CLEAN).and(finished(REQUEST_ID, FINISHED_STOPPED), finished(LOADING, FINISHED_LENGTH_CAPPED)));
     }
 }

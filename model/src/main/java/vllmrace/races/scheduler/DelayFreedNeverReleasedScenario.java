@@ -1,5 +1,9 @@
 package vllmrace.races.scheduler;
 
+import java.util.List;
+import vllmrace.races.Ending;
+import static vllmrace.model.sched.RequestStatus.*;
+
 import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.deploy.Configuration;
@@ -73,15 +77,14 @@ public final class DelayFreedNeverReleasedScenario extends SchedulerRaceScenario
         rig.sendAdd(REQUEST_ID, 4 * blocks, 1);
         rig.runBusyLoopOnce(); // ADD applied; schedule(1) allocates R's blocks and registers the receive
         rig.track(REQUEST_ID);
-        if (rig.request(REQUEST_ID).status() != RequestStatus.WAITING_FOR_REMOTE_KVS) {
-            throw new IllegalStateException("set-up: R was expected WAITING_FOR_REMOTE_KVS, is " + rig.request(REQUEST_ID));
-        }
+        requireSetUp(rig.request(REQUEST_ID).status() == RequestStatus.WAITING_FOR_REMOTE_KVS,
+                "R was expected WAITING_FOR_REMOTE_KVS, is " + rig.request(REQUEST_ID));
         rig.connector().loseLoad(REQUEST_ID); // the prefill side crashed: no push, no finished_recving
         actors(rig.clientAbort(REQUEST_ID), rig.busyLoop().iteration().iteration().build());
     }
 
     @Override
-    protected RaceOutcome cleanEnding() {
-        return cleanEnding(REQUEST_ID, Outcome.RECLAIMED, Outcome.UNEXPECTED, Outcome.UNEXPECTED);
+    protected List<Ending> endings() {
+        return List.of(ending(Outcome.RECLAIMED).and(finished(REQUEST_ID, FINISHED_ABORTED)));
     }
 }

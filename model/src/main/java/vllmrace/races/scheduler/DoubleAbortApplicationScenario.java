@@ -1,11 +1,13 @@
 package vllmrace.races.scheduler;
 
-import vllmrace.model.asyncio.Coroutine;
+import java.util.List;
+import vllmrace.races.Ending;
+import static vllmrace.model.sched.RequestStatus.*;
+
 import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
-import vllmrace.model.frontend.InputProcessor;
 import vllmrace.model.sched.RequestStatus;
 import vllmrace.races.Clean;
 import vllmrace.races.Params;
@@ -78,35 +80,22 @@ public final class DoubleAbortApplicationScenario extends SchedulerRaceScenario 
     public DoubleAbortApplicationScenario(FixSet fixes, Configuration config, Params p) {
         super(new EngineCoreRig(fixes, config, SavePolicy.NEVER, 8));
         int maxTokens = p.get("maxTokens", 4, 2);
-        // the frontend's assign_request_id: with #27987 each ADD gets its own engine id
-        first = InputProcessor.assignRequestId(fixes, config, REQUEST_ID, 1);
-        second = InputProcessor.assignRequestId(fixes, config, REQUEST_ID, 2);
+        first = rig.engineId(REQUEST_ID, 1);
+        second = rig.engineId(REQUEST_ID, 2);
         rig.sendAdd(first, 4, maxTokens);
         rig.sendAdd(OTHER, 4, maxTokens);
         rig.runBusyLoopOnce(); // both added; schedule(1)
         rig.dispatchStep(); // schedule(2) in flight (async: the batch queue is full, the loop blocked on step 1)
         rig.track(first);
-        Coroutine<Void> client = Coroutine.builder(rig.busyLoopEvents(), "client: abort(X), add_request(X)")
-                .step("EngineCoreProc.process_input_sockets: ABORT(" + first + ") -> aborts_queue, input_queue",
-                        () -> rig.abortArrives(first))
-                .step("EngineCoreProc.process_input_sockets: ADD(" + second + ") -> input_queue",
-                        () -> {
-                            rig.sendAdd(second, 4, maxTokens);
-                            rig.engineCore().processInputSockets();
-                        })
-                .build();
-        actors(client, rig.busyLoop().finishStepInFlight().iteration().iteration().build());
+        actors(rig.clientAbortThenResubmit("client: abort(X), add_request(X)", first, second, 4, maxTokens),
+                rig.busyLoop().finishStepInFlight().iteration().iteration().build());
     }
 
     @Override
-    protected RaceOutcome cleanEnding() {
-        RequestStatus firstStatus = rig.request(first).status();
-        if (actorFailed() || !rig.allFreed()
-                || (firstStatus != RequestStatus.FINISHED_ABORTED && firstStatus != RequestStatus.FINISHED_LENGTH_CAPPED)) {
-            return Outcome.UNEXPECTED;
-        }
+    protected List<Ending> endings() {
         // X@1 aborted (no output) or already done by length (its "length" shares the id's record without #27987)
-        boolean firstSentLength = firstStatus == RequestStatus.FINISHED_LENGTH_CAPPED && first.equals(second);
-        return (firstSentLength ? "length,length" : "length").equals(rig.finishReasons(second)) ? Outcome.READD_RUNS : Outcome.UNEXPECTED;
+        return List.of(ending(Outcome.READD_RUNS).and(status(first, FINISHED_ABORTED), reasons(second, "length")),
+                ending(Outcome.READD_RUNS).and(status(first, FINISHED_LENGTH_CAPPED),
+                        first.equals(second) ? reasons(second, "length", "length") : reasons(second, "length")));
     }
 }

@@ -1,5 +1,9 @@
 package vllmrace.races.scheduler;
 
+import java.util.List;
+import vllmrace.races.Ending;
+import static vllmrace.model.sched.RequestStatus.*;
+
 import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.deploy.Configuration;
@@ -75,13 +79,13 @@ public final class DoubleFreeOnAbortedAsyncSaveScenario extends SchedulerRaceSce
     public DoubleFreeOnAbortedAsyncSaveScenario(FixSet fixes, Configuration config, Params p) {
         super(new EngineCoreRig(fixes, config, SavePolicy.ALWAYS, 4));
         sendFamily(REQUEST_ID, p);
-        rig.engineCore().processInputQueue();
-        rig.track(REQUEST_ID);
+        rig.admit(REQUEST_ID);
         actors(rig.clientAbort(REQUEST_ID), rig.busyLoop().iteration().iteration().build());
     }
 
     @Override
-    protected RaceOutcome cleanEnding() {
-        return cleanEnding(REQUEST_ID, Outcome.ABORTED, Outcome.COMPLETED, Outcome.UNEXPECTED);
+    protected List<Ending> endings() {
+        return List.of(ending(Outcome.ABORTED).and(finished(REQUEST_ID, FINISHED_ABORTED)),
+                ending(Outcome.COMPLETED).and(finished(REQUEST_ID, FINISHED_LENGTH_CAPPED, FINISHED_STOPPED)));
     }
 }

@@ -53,6 +53,11 @@ public final class EngineCoreRig extends EngineRig {
     }
 
     @Override
+    public int requestFinishedCalls(String requestId) {
+        return connector.requestFinishedCalls(requestId);
+    }
+
+    @Override
     protected String transfersSignature() {
         return connector.progressSignature();
     }
@@ -65,6 +70,20 @@ public final class EngineCoreRig extends EngineRig {
         return event("client ABORT(" + requestId + ")",
                 "EngineCoreProc.process_input_sockets: ABORT(" + requestId + ") -> input_queue, aborts_queue",
                 () -> abortArrives(requestId));
+    }
+
+    /**
+     * Actor: the client cancels {@code first} and resubmits the same client id, which the frontend names {@code second}
+     * (the same id unless #27987 made it unique): ABORT then ADD reach the input thread, one atomic step each.
+     */
+    public Coroutine<Void> clientAbortThenResubmit(String task, String first, String second, int numPromptTokens, int maxTokens) {
+        return Coroutine.builder(busyLoopEvents(), task)
+                .step("EngineCoreProc.process_input_sockets: ABORT(" + first + ") -> input_queue, aborts_queue", () -> abortArrives(first))
+                .step("EngineCoreProc.process_input_sockets: ADD(" + second + ") -> input_queue", () -> {
+                    sendAdd(second, numPromptTokens, maxTokens);
+                    engineCore().processInputSockets();
+                })
+                .build();
     }
 
     /** Actor: a worker event, one atomic step: every in-flight KV transfer completes (as {@code get_finished} will report). */

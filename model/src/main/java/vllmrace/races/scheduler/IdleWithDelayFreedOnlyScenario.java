@@ -1,5 +1,9 @@
 package vllmrace.races.scheduler;
 
+import java.util.List;
+import vllmrace.races.Ending;
+import static vllmrace.model.sched.RequestStatus.*;
+
 import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.deploy.Configuration;
@@ -75,14 +79,13 @@ public final class IdleWithDelayFreedOnlyScenario extends SchedulerRaceScenario 
         for (int i = 0; i < SETUP_ITERATIONS && !rig.request(REQUEST_ID).isFinished(); i++) {
             rig.runBusyLoopOnce(); // until update_from_output finishes R and its send starts
         }
-        if (!rig.request(REQUEST_ID).isFinished() || rig.scheduler().getRequest(REQUEST_ID) == null) {
-            throw new IllegalStateException("set-up: R was expected finished and delay-freed, is " + rig.request(REQUEST_ID));
-        }
+        requireSetUp(rig.request(REQUEST_ID).isFinished() && rig.scheduler().getRequest(REQUEST_ID) != null,
+                "R was expected finished and delay-freed, is " + rig.request(REQUEST_ID));
         actors(rig.worker("the decoder's read of R's blocks completes"), rig.busyLoop().iteration().iteration().build());
     }
 
     @Override
-    protected RaceOutcome cleanEnding() {
-        return cleanEnding(REQUEST_ID, Outcome.UNEXPECTED, Outcome.FREED, Outcome.UNEXPECTED);
+    protected List<Ending> endings() {
+        return List.of(ending(Outcome.FREED).and(finished(REQUEST_ID, FINISHED_LENGTH_CAPPED, FINISHED_STOPPED)));
     }
 }

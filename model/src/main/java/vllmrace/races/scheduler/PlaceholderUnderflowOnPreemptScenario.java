@@ -1,5 +1,8 @@
 package vllmrace.races.scheduler;
 
+import vllmrace.races.Ending;
+import static vllmrace.model.sched.RequestStatus.*;
+
 import java.util.List;
 import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
@@ -98,30 +101,18 @@ public final class PlaceholderUnderflowOnPreemptScenario extends SchedulerRaceSc
         rig.sendAdd(PRESSURE, blocks * bs, 3);
         rig.sendAdd(REQUEST_ID, blocks * bs, 3);
         rig.dispatchStep(); // ADDs applied; schedule(1) runs C, A and R, in flight
-        for (String id : List.of(ABORTED, PRESSURE, REQUEST_ID)) {
-            rig.track(id);
-        }
-        if (rig.blockPool().numFreeBlocks() != 0 || rig.scheduler().runningSnapshot().size() != 3) {
-            throw new IllegalStateException("set-up: C, A and R were expected running in a full pool, free "
-                    + rig.blockPool().numFreeBlocks() + ", running " + rig.scheduler().runningSnapshot());
-        }
+        rig.trackAll(ABORTED, PRESSURE, REQUEST_ID);
+        requireSetUp(rig.blockPool().numFreeBlocks() == 0 && rig.scheduler().runningSnapshot().size() == 3,
+                "C, A and R were expected running in a full pool, free " + rig.blockPool().numFreeBlocks() + ", running "
+                        + rig.scheduler().runningSnapshot());
         actors(rig.clientAbort(ABORTED), rig.busyLoop().finishStepInFlight().iteration().iteration().iteration().iteration().build());
     }
 
     @Override
-    protected RaceOutcome cleanEnding() {
-        RequestStatus c = rig.request(ABORTED).status();
-        boolean cEnded = (c == RequestStatus.FINISHED_ABORTED && rig.finishReasons(ABORTED) == null)
-                || (c == RequestStatus.FINISHED_LENGTH_CAPPED && "length".equals(rig.finishReasons(ABORTED)));
-        if (actorFailed() || !rig.allFreed() || !cEnded) {
-            return Outcome.UNEXPECTED;
-        }
-        for (String id : List.of(PRESSURE, REQUEST_ID)) {
-            if (rig.request(id).status() != RequestStatus.FINISHED_LENGTH_CAPPED || !"length".equals(rig.finishReasons(id))
-                    || rig.request(id).numOutputTokens() != 3) {
-                return Outcome.UNEXPECTED;
-            }
-        }
-        return Outcome.COMPLETED;
+    protected List<Ending> endings() {
+        return List.of(ending(Outcome.COMPLETED).and(finished(ABORTED, FINISHED_ABORTED, FINISHED_LENGTH_CAPPED),
+                        finished(PRESSURE, FINISHED_LENGTH_CAPPED), finished(REQUEST_ID, FINISHED_LENGTH_CAPPED))
+                .and("A and R each got their 3 output tokens", () -> rig.request(PRESSURE).numOutputTokens() == 3
+                        && rig.request(REQUEST_ID).numOutputTokens() == 3));
     }
 }

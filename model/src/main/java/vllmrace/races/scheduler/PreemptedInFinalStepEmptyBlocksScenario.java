@@ -1,5 +1,9 @@
 package vllmrace.races.scheduler;
 
+import java.util.List;
+import vllmrace.races.Ending;
+import static vllmrace.model.sched.RequestStatus.*;
+
 import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.deploy.Configuration;
@@ -92,24 +96,17 @@ public final class PreemptedInFinalStepEmptyBlocksScenario extends SchedulerRace
         rig.sendAdd(PRESSURE, blocks * bs, 2);
         rig.sendAdd(REQUEST_ID, blocks * bs, stop ? 2 : 1, stop ? 1 : 0);
         rig.dispatchStep(); // ADDs applied; schedule(1) runs C, A and R's final step, in flight
-        rig.track(ABORTED);
-        rig.track(PRESSURE);
-        rig.track(REQUEST_ID);
-        if (rig.blockPool().numFreeBlocks() != 0 || rig.scheduler().runningSnapshot().size() != 3) {
-            throw new IllegalStateException("set-up: C, A and R were expected running in a full pool, free "
-                    + rig.blockPool().numFreeBlocks() + ", running " + rig.scheduler().runningSnapshot());
-        }
+        rig.trackAll(ABORTED, PRESSURE, REQUEST_ID);
+        requireSetUp(rig.blockPool().numFreeBlocks() == 0 && rig.scheduler().runningSnapshot().size() == 3,
+                "C, A and R were expected running in a full pool, free " + rig.blockPool().numFreeBlocks() + ", running "
+                        + rig.scheduler().runningSnapshot());
         actors(rig.clientAbort(ABORTED), rig.busyLoop().finishStepInFlight().iteration().build());
     }
 
     @Override
-    protected RaceOutcome cleanEnding() {
-        RequestStatus c = rig.request(ABORTED).status(); // with one batch in flight C may finish before its ABORT lands
-        if ((c != RequestStatus.FINISHED_ABORTED && c != RequestStatus.FINISHED_LENGTH_CAPPED)
-                || rig.request(PRESSURE).status() != RequestStatus.FINISHED_LENGTH_CAPPED
-                || rig.connector().requestFinishedCalls(PRESSURE) != 1 || rig.connector().requestFinishedCalls(ABORTED) != 1) {
-            return Outcome.UNEXPECTED;
-        }
-        return cleanEnding(REQUEST_ID, Outcome.UNEXPECTED, Outcome.HANDED_OFF, Outcome.UNEXPECTED);
+    protected List<Ending> endings() {
+        // with one batch in flight C may finish before its ABORT lands
+        return List.of(ending(Outcome.HANDED_OFF).and(finished(ABORTED, FINISHED_ABORTED, FINISHED_LENGTH_CAPPED),
+                finished(PRESSURE, FINISHED_LENGTH_CAPPED), finished(REQUEST_ID, FINISHED_LENGTH_CAPPED, FINISHED_STOPPED)));
     }
 }

@@ -1,11 +1,13 @@
 package vllmrace.races.scheduler;
 
-import vllmrace.model.asyncio.Coroutine;
+import java.util.List;
+import vllmrace.races.Ending;
+import static vllmrace.model.sched.RequestStatus.*;
+
 import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
-import vllmrace.model.frontend.InputProcessor;
 import vllmrace.races.Clean;
 import vllmrace.races.Params;
 import vllmrace.races.RaceOutcome;
@@ -81,29 +83,20 @@ public final class ReusedIdStaleOutputUnderflowScenario extends SchedulerRaceSce
     public ReusedIdStaleOutputUnderflowScenario(FixSet fixes, Configuration config, Params p) {
         super(new EngineCoreRig(fixes, config, SavePolicy.NEVER, 3));
         int maxTokens = p.get("maxTokens", 2, 2);
-        // the frontend's assign_request_id: with #27987 each ADD gets its own engine id
-        first = InputProcessor.assignRequestId(fixes, config, REQUEST_ID, 1);
-        second = InputProcessor.assignRequestId(fixes, config, REQUEST_ID, 2);
+        first = rig.engineId(REQUEST_ID, 1);
+        second = rig.engineId(REQUEST_ID, 2);
         rig.sendAdd(first, 2 * EngineCoreRig.BLOCK_SIZE, maxTokens);
         rig.sendAdd(OTHER, 2 * EngineCoreRig.BLOCK_SIZE, maxTokens);
         rig.dispatchStep(); // both added; schedule(1) runs A's prefill (B waits for blocks), in flight
         rig.track(first);
-        Coroutine<Void> client = Coroutine.builder(rig.busyLoopEvents(), "client: cancel A, resubmit A")
-                .step("EngineCoreProc.process_input_sockets: ABORT(" + first + ")", () -> rig.abortArrives(first))
-                .step("EngineCoreProc.process_input_sockets: ADD(" + second + ")", () -> {
-                    rig.sendAdd(second, 2 * EngineCoreRig.BLOCK_SIZE, maxTokens);
-                    rig.engineCore().processInputSockets();
-                })
-                .build();
-        actors(client, rig.busyLoop().finishStepInFlight().iteration().build());
+        actors(rig.clientAbortThenResubmit("client: cancel A, resubmit A", first, second, 2 * EngineCoreRig.BLOCK_SIZE, maxTokens),
+                rig.busyLoop().finishStepInFlight().iteration().build());
     }
 
     @Override
-    protected RaceOutcome cleanEnding() {
-        if (actorFailed() || !rig.allFreed() || !rig.request(first).isFinished()) {
-            return Outcome.UNEXPECTED;
-        }
-        String reasons = rig.finishReasons(second);
-        return reasons != null && reasons.endsWith("length") ? Outcome.READD_RUNS : Outcome.UNEXPECTED;
+    protected List<Ending> endings() {
+        return List.of(ending(Outcome.READD_RUNS).and(status(first, FINISHED_ABORTED, FINISHED_LENGTH_CAPPED))
+                .and("the re-added " + second + " ran to its length (the last finish reason under its id)",
+                        () -> rig.finishReasons(second) != null && rig.finishReasons(second).endsWith("length")));
     }
 }

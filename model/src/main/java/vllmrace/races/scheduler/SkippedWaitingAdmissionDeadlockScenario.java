@@ -1,5 +1,8 @@
 package vllmrace.races.scheduler;
 
+import vllmrace.races.Ending;
+import static vllmrace.model.sched.RequestStatus.*;
+
 import java.util.List;
 import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
@@ -77,24 +80,14 @@ public final class SkippedWaitingAdmissionDeadlockScenario extends SchedulerRace
         rig.connector().remotePrefill(LOADING, 2 * scale * bs);
         rig.sendAdd(BLOCKLESS, 3 * scale * bs, 1);
         rig.sendAdd(LOADING, 2 * scale * bs, 1);
-        rig.engineCore().processInputQueue();
-        rig.track(BLOCKLESS);
-        rig.track(LOADING);
+        rig.admit(BLOCKLESS, LOADING);
         actors(rig.event("connector", "OffloadingConnector: the chunk of A's prefix is written",
                         () -> rig.connector().chunkWritten(BLOCKLESS)),
                 rig.busyLoop().iteration().workerTransfersComplete().iteration().iteration().build());
     }
 
     @Override
-    protected RaceOutcome cleanEnding() {
-        if (actorFailed() || !rig.allFreed()) {
-            return Outcome.UNEXPECTED;
-        }
-        for (String id : List.of(BLOCKLESS, LOADING)) {
-            if (rig.request(id).status() != RequestStatus.FINISHED_LENGTH_CAPPED || !"length".equals(rig.finishReasons(id))) {
-                return Outcome.UNEXPECTED;
-            }
-        }
-        return Outcome.COMPLETED;
+    protected List<Ending> endings() {
+        return List.of(ending(Outcome.COMPLETED).and(finished(BLOCKLESS, FINISHED_LENGTH_CAPPED), finished(LOADING, FINISHED_LENGTH_CAPPED)));
     }
 }

@@ -1,5 +1,9 @@
 package vllmrace.races.scheduler;
 
+import java.util.List;
+import vllmrace.races.Ending;
+import static vllmrace.model.sched.RequestStatus.*;
+
 import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.deploy.Configuration;
@@ -73,14 +77,9 @@ public final class StoreReadsPreemptedBlocksScenario extends SchedulerRaceScenar
         rig.sendAdd(GROWING, EngineCoreRig.BLOCK_SIZE, p.get("maxTokens", 3, 2));
         // sync: schedule(1)'s output is processed before schedule(2), so R needs a second token to still run there
         rig.sendAdd(REQUEST_ID, EngineCoreRig.BLOCK_SIZE, sync ? 2 : 1);
-        rig.engineCore().processInputQueue();
-        rig.track(GROWING);
-        rig.track(REQUEST_ID);
-        boolean blocks = rig.engineCore().scheduleBatch();
-        if (blocks != sync || !rig.connector().hasPendingTransfer(REQUEST_ID)) {
-            throw new IllegalStateException("set-up: schedule(1) must run A and R and emit R's store job"
-                    + (sync ? " (one batch in flight: the queue is full)" : " without blocking"));
-        }
+        rig.admit(GROWING, REQUEST_ID);
+        requireSetUp(rig.engineCore().scheduleBatch() == sync && rig.connector().hasPendingTransfer(REQUEST_ID),
+                "schedule(1) must run A and R and emit R's store job" + (sync ? " (one batch in flight: the queue is full)" : " without blocking"));
         if (sync) {
             rig.engineCore().processOldestBatch(); // EngineCore.step: update_from_output(1) before the next schedule
         }
@@ -90,11 +89,7 @@ public final class StoreReadsPreemptedBlocksScenario extends SchedulerRaceScenar
     }
 
     @Override
-    protected RaceOutcome cleanEnding() {
-        if (actorFailed() || !rig.allFreed() || !rig.request(GROWING).isFinished()
-                || !rig.request(REQUEST_ID).isFinished()) {
-            return Outcome.UNEXPECTED;
-        }
-        return Outcome.STORED_OWN_KV;
+    protected List<Ending> endings() {
+        return List.of(ending(Outcome.STORED_OWN_KV).and(finished(GROWING, FINISHED_LENGTH_CAPPED), finished(REQUEST_ID, FINISHED_LENGTH_CAPPED)));
     }
 }

@@ -47,6 +47,7 @@ import vllmrace.model.upstream.UpstreamPins;
  * Caller errors throw before any state changes.
  */
 public final class MultiConnector implements KvConnectorBaseV1, KvConnectorWorker, PendingTransfers {
+    private final Map<String, Integer> requestFinishedCalls = new HashMap<>();
     private final FixSet fixes;
     private final KvRole kvRole;
     private final List<ChildConnector> connectors;
@@ -164,6 +165,7 @@ public final class MultiConnector implements KvConnectorBaseV1, KvConnectorWorke
         UpstreamPins.enter(UpstreamPin.MULTI_CONNECTOR_AGGREGATE_REQUEST_FINISHED);
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(blockIds, "blockIds");
+        requestFinishedCalls.merge(request.requestId(), 1, Integer::sum);
         int asyncSaves = 0;
         Map<String, Object> params = null;
         Set<Integer> loaders = loadsInFlight.remove(request.requestId());
@@ -295,5 +297,10 @@ public final class MultiConnector implements KvConnectorBaseV1, KvConnectorWorke
     /** Worker-side extra async loads (seed 003 (1)), for tests. */
     public synchronized Map<String, Integer> workerExtraAsyncLoads() {
         return Map.copyOf(workerExtraAsyncLoads);
+    }
+
+    /** How many times the scheduler called {@code request_finished} for {@code requestId} (an observation, not upstream state). */
+    public synchronized int requestFinishedCalls(String requestId) {
+        return requestFinishedCalls.getOrDefault(requestId, 0);
     }
 }
