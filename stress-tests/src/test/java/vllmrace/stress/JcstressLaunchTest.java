@@ -30,22 +30,20 @@ class JcstressLaunchTest {
     @Test
     @DisplayName("self-test: an actor that raises is a harness error, not the race [JCStress, reported]")
     void anActorThatRaisesIsAHarnessErrorNotTheRace() throws Exception {
-        Assumptions.assumeTrue(JcstressVerdictCheck.SELF_TEST, "the self-test runs in another shard");
-        Verdict verdict = JcstressVerdicts.verdict(JcstressSources.SELF_TEST_RACE, Variant.REPORTED, JcstressSources.SELF_TEST,
-                JcstressVerdictCheck.results());
-        System.out.println("self-test: " + verdict.headline());
-        assertEquals(Observed.HARNESS_ERROR, verdict.observed(), verdict.headline() + ": " + verdict.detail());
-        assertTrue(verdict.runs() > 0 && !verdict.asExpected(), verdict.headline());
+        assertHarnessError(JcstressSources.SELF_TEST);
     }
 
     /** A reported variant whose every run records a detector the race does not declare: a harness error, never the race. */
     @Test
     @DisplayName("self-test: a stray detector is a harness error, not the race [JCStress, reported]")
     void aStrayDetectorIsAHarnessErrorNotTheRace() throws Exception {
-        Assumptions.assumeTrue(JcstressVerdictCheck.SELF_TEST, "the self-test runs in another shard");
-        Verdict verdict = JcstressVerdicts.verdict(JcstressSources.SELF_TEST_RACE, Variant.REPORTED, JcstressSources.STRAY_SELF_TEST,
-                JcstressVerdictCheck.results());
-        System.out.println("self-test: " + verdict.headline());
+        assertHarnessError(JcstressSources.STRAY_SELF_TEST);
+    }
+
+    private static void assertHarnessError(String selfTest) throws Exception {
+        Assumptions.assumeTrue(JcstressVerdictCheck.SELF_TEST, "the self-tests run in another shard");
+        Verdict verdict = JcstressVerdicts.verdict(JcstressSources.SELF_TEST_RACE, Variant.REPORTED, selfTest, JcstressVerdictCheck.results());
+        System.out.println("self-test " + selfTest + ": " + verdict.headline());
         assertEquals(Observed.HARNESS_ERROR, verdict.observed(), verdict.headline() + ": " + verdict.detail());
         assertTrue(verdict.runs() > 0 && !verdict.asExpected(), verdict.headline());
     }
