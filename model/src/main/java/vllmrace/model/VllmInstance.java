@@ -1,6 +1,5 @@
 package vllmrace.model;
 
-import java.util.List;
 import java.util.Objects;
 import vllmrace.model.asyncio.EventLoop;
 import vllmrace.model.asyncio.StepLog;
@@ -9,38 +8,28 @@ import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.detect.ViolationLog;
 import vllmrace.model.engine.EngineCore;
 import vllmrace.model.engine.EngineCoreMessage;
-import vllmrace.model.engine.EngineCoreOutput;
 import vllmrace.model.engine.Fifo;
 import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.kv.BlockPool;
-import vllmrace.model.kv.KvCacheManager;
 import vllmrace.model.frontend.AsyncLlm;
 import vllmrace.model.frontend.EngineCoreClient;
 import vllmrace.model.frontend.OutputProcessor;
 import vllmrace.model.frontend.RequestState;
 import vllmrace.model.sched.Request;
-import vllmrace.model.sched.KvLoadFailurePolicy;
 import vllmrace.model.sched.Scheduler;
 
 /**
- * One connected model of a vLLM server: the {@link AsyncLlm} frontend on its event loop, the FIFO socket
- * pair, and {@link EngineCore} with its {@link Scheduler}, all sharing one {@link ViolationLog} and one
+ * One connected model of a vLLM server: the {@link AsyncLlm} frontend on its event loop over the socket pair of one
+ * {@link EngineProcess} (EngineCore with its {@link Scheduler}), all sharing one {@link ViolationLog} and one
  * {@link StepLog}. Races are reproduced on this whole path, not on a component in isolation.
  */
-public final class VllmInstance implements Observable {
-    /** Tokens per KV block when the instance has KV-cache accounting. */
-    public static final int BLOCK_SIZE = 4;
-    private final FixSet fixes;
-    private final ViolationLog violations = new ViolationLog();
-    private final StepLog stepLog = new StepLog();
-    private final Fifo<EngineCoreMessage> inputSocket = new Fifo<>();
-    private final Fifo<List<EngineCoreOutput>> outputSocket = new Fifo<>();
+public final class VllmInstance implements Wired {
+    /** Tokens per KV block when the instance has KV-cache accounting ({@link EngineProcess#BLOCK_SIZE}). */
+    public static final int BLOCK_SIZE = EngineProcess.BLOCK_SIZE;
+    private final EngineProcess engine;
     private final OutputProcessor outputProcessor = new OutputProcessor();
     private final AsyncLlm asyncLlm;
-    private final Scheduler scheduler;
-    private final EngineCore engineCore;
-
     private final TestAsyncConnector connector;
 
     public VllmInstance(FixSet fixes) {
@@ -49,11 +38,7 @@ public final class VllmInstance implements Observable {
 
     /** As {@link #VllmInstance(FixSet)}, deployed with {@code configuration}. */
     public VllmInstance(FixSet fixes, Configuration configuration) {
-        this.fixes = Objects.requireNonNull(fixes, "fixes");
-        this.asyncLlm = new AsyncLlm(fixes, configuration, new EventLoop(stepLog), outputProcessor, new EngineCoreClient(inputSocket, outputSocket));
-        this.scheduler = new Scheduler(fixes, violations, null, null, KvLoadFailurePolicy.FAIL, configuration.schedulerKind(), 1);
-        this.engineCore = new EngineCore(scheduler, inputSocket, outputSocket, violations, stepLog);
-        this.connector = null;
+        this(EngineProcess.builder(fixes, configuration).build());
     }
 
     /**
@@ -72,17 +57,19 @@ public final class VllmInstance implements Observable {
 
     /** As {@link #VllmInstance(FixSet, TestAsyncConnector.SavePolicy, int)}, deployed with {@code configuration}. */
     public VllmInstance(FixSet fixes, Configuration configuration, TestAsyncConnector.SavePolicy savePolicy, int numGpuBlocks) {
-        this.fixes = Objects.requireNonNull(fixes, "fixes");
-        Objects.requireNonNull(savePolicy, "savePolicy");
-        if (numGpuBlocks < 1) {
-            throw new IllegalArgumentException("numGpuBlocks must be >= 1, got " + numGpuBlocks);
-        }
-        this.asyncLlm = new AsyncLlm(fixes, configuration, new EventLoop(stepLog), outputProcessor, new EngineCoreClient(inputSocket, outputSocket));
-        KvCacheManager kvCacheManager = new KvCacheManager(new BlockPool(numGpuBlocks, violations), BLOCK_SIZE, violations);
-        this.connector = new TestAsyncConnector(kvCacheManager, savePolicy);
-        this.scheduler = new Scheduler(fixes, violations, kvCacheManager, connector, KvLoadFailurePolicy.FAIL,
-                configuration.schedulerKind(), 1);
-        this.engineCore = new EngineCore(scheduler, inputSocket, outputSocket, violations, stepLog, connector, 1);
+        this(withTestConnector(EngineProcess.builder(fixes, configuration).kvCache(numGpuBlocks), savePolicy));
+    }
+
+    private static EngineProcess withTestConnector(EngineProcess.Builder builder, TestAsyncConnector.SavePolicy savePolicy) {
+        TestAsyncConnector connector = new TestAsyncConnector(builder.kvCacheManager(), Objects.requireNonNull(savePolicy, "savePolicy"));
+        return builder.build(connector, scheduler -> connector); // the test connector is its own worker side
+    }
+
+    private VllmInstance(EngineProcess engine) {
+        this.engine = engine;
+        this.connector = (TestAsyncConnector) engine.connector();
+        this.asyncLlm = new AsyncLlm(engine.fixes(), engine.config(), new EventLoop(engine.stepLog()), outputProcessor,
+                new EngineCoreClient(engine.inputSocket(), engine.outputSocket()));
     }
 
     /** The KV connector of {@link #VllmInstance(FixSet, TestAsyncConnector.SavePolicy, int)}, or null. */
@@ -99,37 +86,37 @@ public final class VllmInstance implements Observable {
      * requests left ({@link Scheduler#checkBlockedLoop}).
      */
     public void checkQuiescence() {
-        if (!inputSocket.isEmpty() || !outputSocket.isEmpty()) {
+        if (!engine.inputSocket().isEmpty() || !engine.outputSocket().isEmpty()) {
             throw new IllegalStateException("not quiescent: messages are still in flight");
         }
         for (RequestState state : outputProcessor.requestStatesSnapshot()) {
-            Request held = scheduler.getRequest(state.requestId());
+            Request held = scheduler().getRequest(state.requestId());
             if (held == null || held.arrivalTime() != state.arrivalTime() || held.isFinished()) {
-                violations.record(ViolationKind.ORPHANED_FRONTEND_REQUEST, state.requestId(),
+                violations().record(ViolationKind.ORPHANED_FRONTEND_REQUEST, state.requestId(),
                         "frontend waits on " + state.requestId() + "@" + state.arrivalTime()
                                 + " but EngineCore holds " + (held == null ? "nothing" : held) + " under that id");
             }
         }
-        for (Request request : scheduler.requestsSnapshot()) {
+        for (Request request : scheduler().requestsSnapshot()) {
             RequestState state = outputProcessor.getRequestState(request.requestId());
             if (!request.isFinished() && (state == null || state.arrivalTime() != request.arrivalTime())) {
-                violations.record(ViolationKind.ENGINE_REQUEST_WITHOUT_FRONTEND, request.requestId(),
+                violations().record(ViolationKind.ENGINE_REQUEST_WITHOUT_FRONTEND, request.requestId(),
                         "EngineCore runs " + request + " but the frontend " + (state == null ? "has no state for it"
                                 : "waits on " + state.requestId() + "@" + state.arrivalTime() + " instead") + ": its response goes to nobody");
             }
         }
         for (String parent : outputProcessor.leakedParentRequests()) {
-            violations.record(ViolationKind.LEAKED_PARENT_REQUEST, parent,
+            violations().record(ViolationKind.LEAKED_PARENT_REQUEST, parent,
                     "parent_requests still holds " + parent + " although request_states is empty");
         }
         for (RequestState state : outputProcessor.requestStatesSnapshot()) {
             if (state.parentReq() != null && !outputProcessor.parentRequestsSnapshot().containsKey(state.parentReq().requestId())) {
-                violations.record(ViolationKind.CHILD_WITHOUT_PARENT_REQUEST, state.requestId(),
+                violations().record(ViolationKind.CHILD_WITHOUT_PARENT_REQUEST, state.requestId(),
                         "child " + state.requestId() + " names parent " + state.parentReq().requestId() + ", which parent_requests no longer holds");
             }
         }
-        scheduler.checkQuiescence();
-        scheduler.checkBlockedLoop(engineCore.isIdle());
+        scheduler().checkQuiescence();
+        scheduler().checkBlockedLoop(engine.engineCore().isIdle());
     }
 
     public AsyncLlm asyncLlm() {
@@ -140,23 +127,13 @@ public final class VllmInstance implements Observable {
         return outputProcessor;
     }
 
-    public EngineCore engineCore() {
-        return engineCore;
-    }
-
-    public Scheduler scheduler() {
-        return scheduler;
+    /** The EngineCore process behind the frontend. */
+    @Override
+    public EngineProcess process() {
+        return engine;
     }
 
     public Fifo<EngineCoreMessage> inputSocket() {
-        return inputSocket;
-    }
-
-    public ViolationLog violations() {
-        return violations;
-    }
-
-    public StepLog stepLog() {
-        return stepLog;
+        return engine.inputSocket();
     }
 }

@@ -10,6 +10,7 @@ import vllmrace.model.asyncio.Coroutine;
 import vllmrace.model.asyncio.EventLoop;
 import vllmrace.model.asyncio.StepLog;
 import vllmrace.model.connector.KvConnectorBaseV1;
+import vllmrace.model.EngineProcess;
 import vllmrace.model.connector.KvConnectorWorker;
 import vllmrace.model.deploy.Configuration;
 import vllmrace.model.detect.Settle;
@@ -19,44 +20,32 @@ import vllmrace.model.engine.EngineCore;
 import vllmrace.model.engine.EngineCoreMessage;
 import vllmrace.model.engine.EngineCoreOutput;
 import vllmrace.model.engine.EngineCoreRequest;
-import vllmrace.model.engine.Fifo;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.kv.BlockPool;
 import vllmrace.model.kv.KvCacheManager;
-import vllmrace.model.sched.KvLoadFailurePolicy;
 import vllmrace.model.sched.Request;
 import vllmrace.model.sched.Scheduler;
 
 /**
- * The one wiring of an EngineCore process under test, shared by the scheduler races' rig and the connector races' rig
- * (and through the first, the hunt and the linearizability checks): the input socket and input thread, the busy loop
- * with its batch queue (the configuration's: 2 steps in flight with the AsyncScheduler, one with the sync Scheduler),
- * the {@link Scheduler} over a {@link KvCacheManager} / {@link BlockPool} of {@link #BLOCK_SIZE}-token blocks, one
- * {@link ViolationLog} and one {@link StepLog}. A subclass brings the KV connector ({@link #wire}) and says how its
- * transfers complete and when they are idle; everything a scenario asks of the engine (ADDs, tracked requests, finish
- * reasons, detectors, settling to quiescence) is here, once.
+ * An EngineCore process under test as a race sees it, shared by the scheduler races' rig and the connector races' rig
+ * (and through the first, the hunt and the linearizability checks): one {@link EngineProcess} (the same wiring the
+ * frontend's VllmInstance stands on) with a pool of {@link #BLOCK_SIZE}-token blocks and the configuration's batch queue
+ * (2 steps in flight with the AsyncScheduler, one with the sync Scheduler). A subclass brings the KV connector
+ * ({@link #wire}) and says how its transfers complete and when they are idle; everything a scenario asks of the engine
+ * (ADDs, tracked requests, finish reasons, detectors, settling to quiescence) is here, once.
  *
  * <p>The scenario's actors are {@link Coroutine}s on one {@link EventLoop} standing for the busy loop's serialisation:
  * everything the scheduler does runs on the busy-loop thread, so its steps never overlap.
  */
-public abstract class EngineRig implements vllmrace.model.Observable {
-    /** Tokens per KV block. */
-    public static final int BLOCK_SIZE = 4;
+public abstract class EngineRig implements vllmrace.model.Wired {
+    /** Tokens per KV block ({@link EngineProcess#BLOCK_SIZE}). */
+    public static final int BLOCK_SIZE = EngineProcess.BLOCK_SIZE;
     /** Async scheduling: schedule(N+1) runs before update_from_output(N). */
     public static final int BATCH_QUEUE_SIZE = 2;
 
-    private final FixSet fixes;
-    private final Configuration config;
-    private final int batchQueueSize;
-    private final ViolationLog violations = new ViolationLog();
-    private final StepLog stepLog = new StepLog();
-    private final EventLoop busyLoop = new EventLoop(stepLog);
-    private final Fifo<EngineCoreMessage> inputSocket = new Fifo<>();
-    private final Fifo<List<EngineCoreOutput>> outputSocket = new Fifo<>();
-    private final BlockPool blockPool;
-    private final KvCacheManager kvCacheManager;
-    private Scheduler scheduler;
-    private EngineCore engineCore;
+    private final EngineProcess.Builder wiring;
+    private final EventLoop busyLoop;
+    private EngineProcess process;
     private final Map<String, Long> arrivalTimes = new HashMap<>();
     private final Map<String, Request> tracked = new HashMap<>();
     private final Map<String, String> finishReasons = new HashMap<>();
@@ -67,24 +56,24 @@ public abstract class EngineRig implements vllmrace.model.Observable {
      *                   parallelism); the sync Scheduler at pipeline-parallel size 1 keeps one
      */
     protected EngineRig(FixSet fixes, Configuration config, int numGpuBlocks, int asyncDepth) {
-        this.fixes = Objects.requireNonNull(fixes, "fixes");
-        this.config = Objects.requireNonNull(config, "config");
-        this.batchQueueSize = config.batchQueueSize(asyncDepth);
-        blockPool = new BlockPool(numGpuBlocks, violations);
-        kvCacheManager = new KvCacheManager(blockPool, BLOCK_SIZE, violations);
+        wiring = EngineProcess.builder(fixes, config).kvCache(numGpuBlocks).batchQueueSize(config.batchQueueSize(asyncDepth));
+        busyLoop = new EventLoop(wiring.stepLog());
+    }
+
+    /** The process's steps so far, for the subclass's constructor: its connector is built over their KV cache and log. */
+    protected final EngineProcess.Builder wiring() {
+        return wiring;
     }
 
     /**
-     * Builds the Scheduler around the subclass's connector and EngineCore around its worker side; called once, from the
-     * subclass's constructor. {@code worker} may read the scheduler (an aggregator looks requests up in it).
+     * Builds the engine process around the subclass's connector and its worker side; called once, from the subclass's
+     * constructor. {@code worker} may read the scheduler (an aggregator looks requests up in it).
      */
     protected final void wire(KvConnectorBaseV1 connector, Function<Scheduler, KvConnectorWorker> worker) {
-        if (scheduler != null) {
+        if (process != null) {
             throw new IllegalStateException("the rig is wired already");
         }
-        scheduler = new Scheduler(fixes, violations, kvCacheManager, connector, KvLoadFailurePolicy.FAIL, config.schedulerKind(),
-                batchQueueSize);
-        engineCore = new EngineCore(scheduler, inputSocket, outputSocket, violations, stepLog, worker.apply(scheduler), batchQueueSize);
+        process = wiring.build(connector, worker);
     }
 
     /** Completes every KV transfer the environment will deliver now (the arbiter's settling calls it each iteration). */
@@ -104,7 +93,7 @@ public abstract class EngineRig implements vllmrace.model.Observable {
      * ({@code InputProcessor.assign_request_id}: the id itself, or with #27987 and randomization on, a suffix per ADD).
      */
     public String engineId(String clientId, int nth) {
-        return vllmrace.model.frontend.InputProcessor.assignRequestId(fixes, config, clientId, nth);
+        return vllmrace.model.frontend.InputProcessor.assignRequestId(wiring.fixes(), wiring.config(), clientId, nth);
     }
 
     /** Set-up: the client's ADD goes on the input socket (applied at the next {@code _process_input_queue}). */
@@ -116,31 +105,31 @@ public abstract class EngineRig implements vllmrace.model.Observable {
     public void sendAdd(String requestId, int numPromptTokens, int maxTokens, int stopTokenAt) {
         long arrival = ++arrivalClock;
         arrivalTimes.put(requestId, arrival);
-        inputSocket.send(new EngineCoreMessage.Add(new EngineCoreRequest(requestId, arrival, numPromptTokens, maxTokens, stopTokenAt)));
+        process.inputSocket().send(new EngineCoreMessage.Add(new EngineCoreRequest(requestId, arrival, numPromptTokens, maxTokens, stopTokenAt)));
     }
 
     /** The client's ABORT goes on the input socket (the next busy-loop iteration's {@code _process_input_queue} applies it). */
     public void sendAbort(String requestId) {
         Long arrival = arrivalTimes.get(requestId);
-        inputSocket.send(new EngineCoreMessage.Abort(List.of(requestId), arrival == null ? Map.of() : Map.of(requestId, arrival)));
+        process.inputSocket().send(new EngineCoreMessage.Abort(List.of(requestId), arrival == null ? Map.of() : Map.of(requestId, arrival)));
     }
 
     /** The client's ABORT(id) goes on the input socket and the input thread queues it (call under {@link #atomically}). */
     public void abortArrives(String requestId) {
         sendAbort(requestId);
-        engineCore.processInputSockets();
+        engineCore().processInputSockets();
     }
 
     /** Set-up: keeps the engine's Request object of {@code requestId}, to read its final status after it is freed. */
     public Request track(String requestId) {
-        Request request = Objects.requireNonNull(scheduler.getRequest(requestId), () -> requestId + " is not in the scheduler");
+        Request request = Objects.requireNonNull(scheduler().getRequest(requestId), () -> requestId + " is not in the scheduler");
         tracked.put(requestId, request);
         return request;
     }
 
     /** Set-up: the ADDs sent so far are applied ({@code _process_input_queue}) and {@code requestIds} tracked. */
     public void admit(String... requestIds) {
-        engineCore.processInputQueue();
+        engineCore().processInputQueue();
         trackAll(requestIds);
     }
 
@@ -153,13 +142,13 @@ public abstract class EngineRig implements vllmrace.model.Observable {
 
     /** Set-up: one busy-loop iteration, run directly. */
     public void runBusyLoopOnce() {
-        engineCore.runBusyLoopOnce();
+        engineCore().runBusyLoopOnce();
         collectOutputs();
     }
 
     /** Whether EngineCore keeps one batch in flight ({@code EngineCore.step}: the sync Scheduler at pipeline-parallel size 1). */
     public boolean oneBatchInFlight() {
-        return batchQueueSize == 1;
+        return process.batchQueueSize() == 1;
     }
 
     /**
@@ -173,8 +162,8 @@ public abstract class EngineRig implements vllmrace.model.Observable {
             runBusyLoopOnce();
             return;
         }
-        engineCore.processInputQueue();
-        engineCore.scheduleBatch();
+        engineCore().processInputQueue();
+        engineCore().scheduleBatch();
     }
 
     /**
@@ -185,22 +174,22 @@ public abstract class EngineRig implements vllmrace.model.Observable {
     public void runToQuiescence() {
         int settled = Settle.run(() -> {
             finishInFlightTransfers();
-            engineCore.runBusyLoopOnce();
+            engineCore().runBusyLoopOnce();
             collectOutputs();
-        }, this::progressSignature, () -> engineCore.isIdle() && !scheduler.hasRequests() && transfersIdle());
-        scheduler.checkQuiescence();
-        scheduler.checkLiveness(settled);
+        }, this::progressSignature, () -> engineCore().isIdle() && !scheduler().hasRequests() && transfersIdle());
+        scheduler().checkQuiescence();
+        scheduler().checkLiveness(settled);
     }
 
     /** What another iteration could change: the scheduler's state, the transfers, and EngineCore's queues. */
     public String progressSignature() {
-        return scheduler.progressSignature() + " | " + transfersSignature() + " | engine idle " + engineCore.isIdle();
+        return scheduler().progressSignature() + " | " + transfersSignature() + " | engine idle " + engineCore().isIdle();
     }
 
     /** Takes what EngineCore sent to the output socket since the last call, remembering the finish reasons. */
     public List<EngineCoreOutput> collectOutputs() {
         List<EngineCoreOutput> all = new ArrayList<>();
-        for (List<EngineCoreOutput> outputs : outputSocket.drain()) {
+        for (List<EngineCoreOutput> outputs : process.outputSocket().drain()) {
             for (EngineCoreOutput output : outputs) {
                 all.add(output);
                 if (output.finished()) {
@@ -245,39 +234,18 @@ public abstract class EngineRig implements vllmrace.model.Observable {
     }
 
     public boolean has(ViolationKind kind) {
-        return violations.has(kind);
+        return violations().has(kind);
     }
 
     /** True when the scheduler holds nothing and every block is back in the pool. */
     public boolean allFreed() {
-        return scheduler.requestsSnapshot().isEmpty() && blockPool.numUsedBlocks() == 0;
+        return scheduler().requestsSnapshot().isEmpty() && blockPool().numUsedBlocks() == 0;
     }
 
-    public FixSet fixes() {
-        return fixes;
+    /** The engine process: its sockets, EngineCore, the scheduler and the KV cache (once wired). */
+    @Override
+    public EngineProcess process() {
+        return Objects.requireNonNull(process, "the rig is not wired yet");
     }
 
-    public ViolationLog violations() {
-        return violations;
-    }
-
-    public StepLog stepLog() {
-        return stepLog;
-    }
-
-    public Scheduler scheduler() {
-        return scheduler;
-    }
-
-    public EngineCore engineCore() {
-        return engineCore;
-    }
-
-    public KvCacheManager kvCacheManager() {
-        return kvCacheManager;
-    }
-
-    public BlockPool blockPool() {
-        return blockPool;
-    }
 }

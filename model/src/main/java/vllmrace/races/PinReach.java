@@ -21,7 +21,7 @@ final class PinReach {
         pool.freeBlocks(blocks);
         pool.freeBlocks(blocks);
         // the roles a scheduler reads at construction (#45357's gate) and on a preemption (#50297), for a MultiConnector
-        vllmrace.model.kv.KvCacheManager kv = new vllmrace.model.kv.KvCacheManager(new BlockPool(1, new ViolationLog()), 4, new ViolationLog());
+        vllmrace.model.kv.KvCacheManager kv = new vllmrace.model.kv.KvCacheManager(new BlockPool(1, new ViolationLog()), vllmrace.model.EngineProcess.BLOCK_SIZE, new ViolationLog());
         vllmrace.model.connector.multi.MultiConnector multi = new vllmrace.model.connector.multi.MultiConnector(
                 vllmrace.model.fix.FixSet.upstreamMain(),
                 List.of(new vllmrace.model.connector.multi.NixlDecodeConnector("NixlConnector", kv, vllmrace.model.fix.FixSet.upstreamMain())));

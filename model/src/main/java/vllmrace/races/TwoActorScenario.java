@@ -20,7 +20,7 @@ public abstract class TwoActorScenario implements RaceScenario {
     private Coroutine<?> actor2;
 
     /** A scenario over {@code system}: its step log and detectors are the scenario's. */
-    protected TwoActorScenario(vllmrace.model.Observable system) {
+    protected TwoActorScenario(vllmrace.model.Wired system) {
         this.stepLog = system.stepLog();
         this.violations = system.violations();
     }

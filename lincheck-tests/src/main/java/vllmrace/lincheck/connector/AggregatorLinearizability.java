@@ -61,7 +61,7 @@ public class AggregatorLinearizability {
 
     private final EventLoop loop = new EventLoop(new StepLog());
     private final ViolationLog log = new ViolationLog();
-    private final KvCacheManager kv = new KvCacheManager(new BlockPool(2, log), 4, log);
+    private final KvCacheManager kv = new KvCacheManager(new BlockPool(2, log), vllmrace.model.EngineProcess.BLOCK_SIZE, log);
     private final Request request = new Request("R", 1, 4, 1);
     private final List<ChildConnector> children;
     private final MultiConnector multi;

@@ -33,9 +33,9 @@ public final class ConnectorRig extends EngineRig {
     /** As {@link #ConnectorRig(FixSet, int, Function)} under a deployment's configuration (its scheduler class). */
     public ConnectorRig(FixSet fixes, Configuration config, int numGpuBlocks, Function<KvCacheManager, List<ChildConnector>> children) {
         super(fixes, config, numGpuBlocks, BATCH_QUEUE_SIZE);
-        this.children = List.copyOf(children.apply(kvCacheManager()));
+        this.children = List.copyOf(children.apply(wiring().kvCacheManager()));
         multiConnector = new MultiConnector(fixes, this.children);
-        wire(multiConnector, scheduler -> aggregator = new KvOutputAggregator(List.of(multiConnector), null, violations(),
+        wire(multiConnector, scheduler -> aggregator = new KvOutputAggregator(List.of(multiConnector), null, wiring().violations(),
                 scheduler::getRequest));
     }
 

@@ -38,7 +38,7 @@ public final class EngineCoreRig extends EngineRig {
     public EngineCoreRig(FixSet fixes, Configuration config, TestAsyncConnector.SavePolicy savePolicy, int numGpuBlocks,
                          int batchQueueSize) {
         super(fixes, config, numGpuBlocks, batchQueueSize);
-        connector = new TestAsyncConnector(kvCacheManager(), savePolicy, fixes);
+        connector = new TestAsyncConnector(wiring().kvCacheManager(), savePolicy, fixes);
         wire(connector, scheduler -> connector);
     }
 
