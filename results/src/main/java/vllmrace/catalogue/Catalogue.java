@@ -43,6 +43,10 @@ public final class Catalogue {
     private final CatalogueOptions options;
     private final Path results = ResultsDir.get();
     private final List<String> mismatches = new ArrayList<>();
+    /** Lincheck clean cells that rest on a bounded exploration (budget reached, step sequences left), for the summary. */
+    private int lincheckBoundedClean;
+    /** The JCStress clean verdict with the fewest samples, for the summary. */
+    private Verdict thinnestJcstressClean;
     private final Terminal out = new Terminal();
 
     Catalogue(CatalogueOptions options) {
@@ -166,6 +170,9 @@ public final class Catalogue {
             for (Subject subject : Cells.subjects(Engine.LINCHECK, race)) {
                 LincheckVerdicts.Checked checked = LincheckVerdicts.check(subject);
                 record(tables.verdicts(), checked.verdict(), checked.result().wallMillis());
+                if (checked.verdict().observed() == Observed.CLEAN && checked.result().bounded()) {
+                    lincheckBoundedClean++;
+                }
                 if (checked.verdict().observed() == Observed.BUG_FOUND && subject.variant() == Variant.REPORTED) {
                     Path trace = TraceStore.save(results, race, subject.variant(), checked.result());
                     printCounterexample(checked.result(), trace);
@@ -204,7 +211,11 @@ public final class Catalogue {
         JcstressResults stress = JcstressVerdicts.runUntilObserved(jcstress, races);
         for (Race race : races) {
             for (Variant variant : JcstressVerdicts.variants(race)) {
-                record(tables.verdicts(), JcstressVerdicts.verdict(race, variant, stress), stress.wallMillis(), race.name() + ", ");
+                Verdict verdict = JcstressVerdicts.verdict(race, variant, stress);
+                record(tables.verdicts(), verdict, stress.wallMillis(), race.name() + ", ");
+                if (verdict.observed() == Observed.CLEAN && (thinnestJcstressClean == null || verdict.runs() < thinnestJcstressClean.runs())) {
+                    thinnestJcstressClean = verdict;
+                }
             }
         }
         JcstressReportPages.merge(stress.htmlReport(), results.resolve("jcstress-report"), races, tables.verdicts());
@@ -215,6 +226,11 @@ public final class Catalogue {
         readme.write();
         ReadmeRaceTable.rewrite(results.getParent().resolve("README.md"), readme);
         out.blank();
+        out.line("Lincheck: " + lincheckBoundedClean + " clean cell(s) rest on a bounded exploration (the budget ran out before "
+                + "every step sequence of the scenario was among the invocations; their figures say \"bounded\").");
+        if (thinnestJcstressClean != null) {
+            out.line("JCStress: the fewest samples behind a clean verdict: " + thinnestJcstressClean.headline() + ".");
+        }
         String took = "in " + Progress.clock(progress.elapsed());
         if (mismatches.isEmpty()) {
             out.line("Every verdict matches the catalogue (" + races.size() + " race(s), " + took + "). Evidence: " + results.resolve("README.md"));

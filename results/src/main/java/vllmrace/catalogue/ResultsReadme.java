@@ -38,7 +38,9 @@ final class ResultsReadme {
                 .append("consistency, switching threads only where upstream can (between coroutine steps); it stops at the first ")
                 .append("violating invocation, or once its invocations have run every step interleaving the scenario has (\"stopped ")
                 .append("once all N step interleavings were among them\"), else at its budget (\"bounded\"). **JCStress** runs the ")
-                .append("two actors on real threads (quick settings), so its figures are samples and how many broke the invariant. ")
+                .append("two actors on real threads (quick settings), so its figures are samples and how many broke the invariant; ")
+                .append("a clean one names its floor, the samples that would have shown the reported variant's rate in the same run ")
+                .append("at least once with 99 % probability (at least 1,000), and a run below it is incomplete, never clean. ")
                 .append("A run that ends in a scenario's modelling-error outcome is a harness error, never the race.\n\n");
 
         md.append("## Verdicts\n\n");

@@ -72,6 +72,14 @@ public record LincheckResult(String check, boolean failed, long invocations, int
         return !failed && invocations < budget;
     }
 
+    /**
+     * True when a run that did not fail stopped at its budget with step sequences of the scenario not yet among its
+     * invocations: a bounded exploration, never "all interleavings".
+     */
+    public boolean bounded() {
+        return !failed && !exhausted() && !(coverage().complete() && invocations < budget);
+    }
+
     /** How to word the figures without claiming more than the tool showed. */
     public String figures() {
         if (failed) {

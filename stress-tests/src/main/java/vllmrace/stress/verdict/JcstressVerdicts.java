@@ -46,14 +46,45 @@ public final class JcstressVerdicts {
         return Cells.variants(Engine.JCSTRESS, race);
     }
 
-    /** Launches after the first for a reported variant that showed no violating sample yet. */
+    /** Launches after the first for a reported variant that showed no violating sample yet, or a clean one below its floor. */
     public static final int EXTRA_LAUNCHES = 2;
+
+    /** The chance a clean verdict must have had to see the race, at the rate its reported variant showed in the same run. */
+    public static final double CONFIDENCE = 0.99;
+
+    /**
+     * The least number of samples behind any clean verdict: in 1,000 samples an outcome of rate 0.46 % or more shows at
+     * least once with 99 % probability ({@code ln(100) / 1000}). A race whose reported variant shows a lower rate in the
+     * same run needs more ({@link #cleanFloor}).
+     */
+    public static final long MIN_CLEAN_SAMPLES = 1_000;
+
+    /**
+     * How many samples a clean verdict of {@code race} needs: enough that its reported variant's violating rate in these
+     * results (p) would have shown at least once with {@link #CONFIDENCE} ({@code ceil(ln(1 / (1 - 0.99)) / p)}), and never
+     * fewer than {@link #MIN_CLEAN_SAMPLES}; the minimum alone when the reported variant did not run or showed nothing.
+     */
+    public static long cleanFloor(Race race, JcstressResults results) {
+        JcstressTestResult reported = variants(race).contains(Variant.REPORTED)
+                ? results.get(JcstressNames.testName(race, Variant.REPORTED)) : null;
+        if (reported == null || reported.totalSamples() == 0) {
+            return MIN_CLEAN_SAMPLES;
+        }
+        long violating = reported.counts().entrySet().stream().filter(e -> race.outcome(e.getKey()).violation())
+                .mapToLong(Map.Entry::getValue).sum();
+        if (violating == 0) {
+            return MIN_CLEAN_SAMPLES;
+        }
+        double rate = (double) violating / reported.totalSamples();
+        return Math.max(MIN_CLEAN_SAMPLES, (long) Math.ceil(Math.log(1 / (1 - CONFIDENCE)) / rate));
+    }
 
     /**
      * Runs the JCStress tests of {@code races} in one launch; then, since a race that shows in 0.01% of
      * samples can miss one short run, re-runs up to {@link #EXTRA_LAUNCHES} times the reported variants that
-     * have not shown their race yet. Counts add up across launches, and the figures say how many there were;
-     * a fixed variant is never re-run, so its clean verdict rests on its one launch.
+     * have not shown their race yet, and the variants whose clean run is below its {@link #cleanFloor} (a slow or
+     * loaded machine). Counts add up across launches, and the figures say how many there were; a variant still below
+     * its floor after them is {@link Observed#INCOMPLETE}, which fails the build, never clean.
      */
     public static JcstressResults runUntilObserved(JcstressRun run, List<Race> races) throws IOException, InterruptedException {
         return runUntilObserved(run, races, List.of());
@@ -66,10 +97,20 @@ public final class JcstressVerdicts {
         for (int launch = 1; launch <= EXTRA_LAUNCHES; launch++) {
             List<String> missing = new ArrayList<>();
             for (Race race : races) {
-                if (race.expected(Variant.REPORTED) == Expectation.BUG_FOUND
-                        && verdict(race, Variant.REPORTED, results).observed() == Observed.CLEAN) {
-                    missing.add(JcstressNames.testName(race, Variant.REPORTED).replace(".", "\\.") + "$");
+                java.util.Set<Variant> again = new java.util.LinkedHashSet<>();
+                for (Variant variant : variants(race)) {
+                    Observed observed = verdict(race, variant, results).observed();
+                    if (variant == Variant.REPORTED && race.expected(Variant.REPORTED) == Expectation.BUG_FOUND
+                            && observed != Observed.BUG_FOUND && observed != Observed.HARNESS_ERROR) {
+                        again.add(variant); // the race not shown yet
+                    } else if (observed == Observed.INCOMPLETE) {
+                        again.add(variant); // below its floor: more samples, and the reported rate measured again beside them
+                        if (variant != Variant.REPORTED && variants(race).contains(Variant.REPORTED)) {
+                            again.add(Variant.REPORTED);
+                        }
+                    }
                 }
+                again.forEach(v -> missing.add(JcstressNames.testName(race, v).replace(".", "\\.") + "$"));
             }
             if (missing.isEmpty()) {
                 break;
@@ -112,9 +153,12 @@ public final class JcstressVerdicts {
                     String.format("%,d of %,d samples ended in a modelling error", modellingErrors, result.totalSamples()),
                     test + ": " + detail + " (" + race.modellingError() + ": " + race.modellingError().meaning() + ")");
         }
-        Observed observed = violating > 0 ? Observed.BUG_FOUND : Observed.CLEAN;
+        long floor = cleanFloor(race, results);
+        boolean belowFloor = violating == 0 && result.totalSamples() < floor;
+        Observed observed = violating > 0 ? Observed.BUG_FOUND : belowFloor ? Observed.INCOMPLETE : Observed.CLEAN;
         String figures = String.format("%,d samples, %,d violating", result.totalSamples(), violating)
-                + (result.launches() > 1 ? " (" + result.launches() + " launches)" : "");
+                + (result.launches() > 1 ? " (" + result.launches() + " launches)" : "")
+                + (violating == 0 ? String.format("; floor %,d%s", floor, belowFloor ? ": too few to say clean" : "") : "");
         return new Verdict(Subject.of(race, variant), Engine.JCSTRESS, observed, result.totalSamples(), violating, figures, detail.toString());
     }
 }
