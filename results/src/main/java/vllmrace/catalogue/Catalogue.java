@@ -45,8 +45,9 @@ public final class Catalogue {
     private final List<String> mismatches = new ArrayList<>();
     /** Lincheck clean cells that rest on a bounded exploration (budget reached, step sequences left), for the summary. */
     private int lincheckBoundedClean;
-    /** The JCStress clean verdict with the fewest samples, for the summary. */
+    /** The JCStress clean verdict nearest its floor (samples over floor), and that ratio, for the summary. */
     private Verdict thinnestJcstressClean;
+    private double thinnestMargin = Double.MAX_VALUE;
     private final Terminal out = new Terminal();
 
     Catalogue(CatalogueOptions options) {
@@ -213,8 +214,10 @@ public final class Catalogue {
             for (Variant variant : JcstressVerdicts.variants(race)) {
                 Verdict verdict = JcstressVerdicts.verdict(race, variant, stress);
                 record(tables.verdicts(), verdict, stress.wallMillis(), race.name() + ", ");
-                if (verdict.observed() == Observed.CLEAN && (thinnestJcstressClean == null || verdict.runs() < thinnestJcstressClean.runs())) {
+                double margin = (double) verdict.runs() / JcstressVerdicts.cleanFloor(race, stress);
+                if (verdict.observed() == Observed.CLEAN && margin < thinnestMargin) {
                     thinnestJcstressClean = verdict;
+                    thinnestMargin = margin;
                 }
             }
         }
@@ -229,7 +232,8 @@ public final class Catalogue {
         out.line("Lincheck: " + lincheckBoundedClean + " clean cell(s) rest on a bounded exploration (the budget ran out before "
                 + "every step sequence of the scenario was among the invocations; their figures say \"bounded\").");
         if (thinnestJcstressClean != null) {
-            out.line("JCStress: the fewest samples behind a clean verdict: " + thinnestJcstressClean.headline() + ".");
+            out.line(String.format("JCStress: the clean verdict nearest its floor, at %.1f times it: %s.", thinnestMargin,
+                    thinnestJcstressClean.headline()));
         }
         String took = "in " + Progress.clock(progress.elapsed());
         if (mismatches.isEmpty()) {
