@@ -13,6 +13,11 @@ import vllmrace.model.sched.RequestStatus;
  * once), {@link #status}, {@link #reasons}.
  */
 public abstract class RigScenario<R extends EngineRig> extends TwoActorScenario {
+    /** The request each rig story is about. */
+    public static final String REQUEST_ID = "R";
+    /** The second request of a story that has one: it gets the blocks R frees. */
+    public static final String OTHER_REQUEST_ID = "R2";
+
     protected final R rig;
 
     protected RigScenario(R rig) {

@@ -46,8 +46,6 @@ import vllmrace.races.Violating;
  * is.
  */
 public final class ExtraAsyncSavesDedupScenario extends RigScenario<ConnectorRig> {
-    public static final String REQUEST_ID = "R";
-    public static final String OTHER_REQUEST_ID = "R2";
 
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {

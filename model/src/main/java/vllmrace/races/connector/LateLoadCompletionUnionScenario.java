@@ -74,8 +74,6 @@ import vllmrace.races.Violating;
  * #53049's directions is merged). vLLM main + out-of-tree LMCache MP: racy (the child loads without being chosen).
  */
 public final class LateLoadCompletionUnionScenario extends RigScenario<ConnectorRig> {
-    public static final String REQUEST_ID = "R";
-    public static final String OTHER_REQUEST_ID = "R2";
 
     /** How one run ended, checked in this order. */
     public enum Outcome implements RaceOutcome {

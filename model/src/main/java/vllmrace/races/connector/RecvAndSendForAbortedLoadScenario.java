@@ -70,8 +70,6 @@ import vllmrace.races.Violating;
  * never. vLLM main: racy (without the skip the engine dies: {@code ENGINE_DEAD}).
  */
 public final class RecvAndSendForAbortedLoadScenario extends RigScenario<ConnectorRig> {
-    public static final String REQUEST_ID = "R";
-    public static final String OTHER_REQUEST_ID = "R2";
 
     /** How one run ended, checked in this order. */
     public enum Outcome implements RaceOutcome {

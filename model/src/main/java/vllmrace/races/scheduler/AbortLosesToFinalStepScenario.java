@@ -50,7 +50,6 @@ import vllmrace.races.Violating;
  * vLLM main: closed, by #29987.
  */
 public final class AbortLosesToFinalStepScenario extends SchedulerRaceScenario {
-    public static final String REQUEST_ID = "R";
 
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {

@@ -59,7 +59,6 @@ import vllmrace.races.Violating;
  * {@code REFREED_THEN_KEYERROR}. Fixed: never. vLLM main: closed, by #25067.
  */
 public final class AbortOfFinishedDelayFreedScenario extends SchedulerRaceScenario {
-    public static final String REQUEST_ID = "R";
 
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {

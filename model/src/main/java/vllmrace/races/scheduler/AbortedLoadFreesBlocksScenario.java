@@ -51,8 +51,6 @@ import vllmrace.races.Violating;
  * {@code LOAD_WROTE_FREED_BLOCK}. Fixed: never (the free waits for finished_recving(R)). vLLM main: closed, by #32255.
  */
 public final class AbortedLoadFreesBlocksScenario extends SchedulerRaceScenario {
-    public static final String REQUEST_ID = "R";
-    public static final String OTHER_REQUEST_ID = "R2";
 
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {

@@ -53,7 +53,6 @@ import vllmrace.races.Violating;
  * refinement.
  */
 public final class AbortedLoadLeakScenario extends SchedulerRaceScenario {
-    public static final String REQUEST_ID = "R";
 
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {

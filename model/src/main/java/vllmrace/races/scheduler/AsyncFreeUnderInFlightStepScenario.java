@@ -59,7 +59,6 @@ import vllmrace.races.Violating;
  * block returns only once step 2 is processed; R2 waits for it): never. vLLM main: closed, by #45357.
  */
 public final class AsyncFreeUnderInFlightStepScenario extends SchedulerRaceScenario {
-    public static final String REQUEST_ID = "R";
     public static final String LOADING = "R2";
 
     /** How one run ended. */

@@ -57,7 +57,6 @@ import vllmrace.races.Violating;
  * never. vLLM main: racy (#46289 is open).
  */
 public final class DelayFreedNeverReleasedScenario extends SchedulerRaceScenario {
-    public static final String REQUEST_ID = "R";
 
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {

@@ -63,7 +63,8 @@ import vllmrace.races.Violating;
  * suffix is not there to tell the two requests apart).
  */
 public final class DoubleAbortApplicationScenario extends SchedulerRaceScenario {
-    public static final String REQUEST_ID = "X";
+    /** The client's id, sent twice: the engine ids of its two ADDs come from it. */
+    public static final String CLIENT_ID = "X";
     public static final String OTHER = "Y";
 
     /** How one run ended. */
@@ -73,29 +74,27 @@ public final class DoubleAbortApplicationScenario extends SchedulerRaceScenario 
                 + "its client never gets an output", detectors = {ViolationKind.ABORT_HIT_WRONG_REQUEST}) SECOND_ABORT_KILLS_READD;
     }
 
-    private final String first;
-    private final String second;
+    private final EngineCoreRig.Resubmission ids;
 
     /** The scenario at one point of its family: {@code maxTokens} of X and Y (default 4). */
     public DoubleAbortApplicationScenario(FixSet fixes, Configuration config, Params p) {
         super(new EngineCoreRig(fixes, config, SavePolicy.NEVER, 8));
         int maxTokens = p.get("maxTokens", 4, 2);
-        first = rig.engineId(REQUEST_ID, 1);
-        second = rig.engineId(REQUEST_ID, 2);
-        rig.sendAdd(first, 4, maxTokens);
+        ids = rig.resubmission(CLIENT_ID);
+        rig.sendAdd(ids.first(), 4, maxTokens);
         rig.sendAdd(OTHER, 4, maxTokens);
         rig.runBusyLoopOnce(); // both added; schedule(1)
         rig.dispatchStep(); // schedule(2) in flight (async: the batch queue is full, the loop blocked on step 1)
-        rig.track(first);
-        actors(rig.clientAbortThenResubmit("client: abort(X), add_request(X)", first, second, 4, maxTokens),
+        rig.track(ids.first());
+        actors(rig.clientAbortThenResubmit("client: abort(X), add_request(X)", ids, 4, maxTokens),
                 rig.busyLoop().finishStepInFlight().iteration().iteration().build());
     }
 
     @Override
     protected List<Ending> endings() {
         // X@1 aborted (no output) or already done by length (its "length" shares the id's record without #27987)
-        return List.of(ending(Outcome.READD_RUNS).and(status(first, FINISHED_ABORTED), reasons(second, "length")),
-                ending(Outcome.READD_RUNS).and(status(first, FINISHED_LENGTH_CAPPED),
-                        first.equals(second) ? reasons(second, "length", "length") : reasons(second, "length")));
+        return List.of(ending(Outcome.READD_RUNS).and(status(ids.first(), FINISHED_ABORTED), reasons(ids.second(), "length")),
+                ending(Outcome.READD_RUNS).and(status(ids.first(), FINISHED_LENGTH_CAPPED),
+                        ids.sameId() ? reasons(ids.second(), "length", "length") : reasons(ids.second(), "length")));
     }
 }

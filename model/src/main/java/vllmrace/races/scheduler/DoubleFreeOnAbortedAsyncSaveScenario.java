@@ -58,7 +58,6 @@ import vllmrace.races.Violating;
  * vLLM main: closed, by #33377.
  */
 public final class DoubleFreeOnAbortedAsyncSaveScenario extends SchedulerRaceScenario {
-    public static final String REQUEST_ID = "R";
 
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {

@@ -72,15 +72,29 @@ public final class EngineCoreRig extends EngineRig {
                 () -> abortArrives(requestId));
     }
 
+    /** A client id sent twice: the engine ids the frontend gives its first and its second ADD (one id without #27987). */
+    public record Resubmission(String first, String second) {
+        /** Whether both ADDs share one engine id (ids not unique): their outputs share its record. */
+        public boolean sameId() {
+            return first.equals(second);
+        }
+    }
+
+    /** The engine ids of {@code clientId}'s first and second ADD in this deployment ({@link #engineId}). */
+    public Resubmission resubmission(String clientId) {
+        return new Resubmission(engineId(clientId, 1), engineId(clientId, 2));
+    }
+
     /**
-     * Actor: the client cancels {@code first} and resubmits the same client id, which the frontend names {@code second}
-     * (the same id unless #27987 made it unique): ABORT then ADD reach the input thread, one atomic step each.
+     * Actor: the client cancels its first request and resubmits the same client id: ABORT(first) then ADD(second) reach
+     * the input thread, one atomic step each.
      */
-    public Coroutine<Void> clientAbortThenResubmit(String task, String first, String second, int numPromptTokens, int maxTokens) {
+    public Coroutine<Void> clientAbortThenResubmit(String task, Resubmission ids, int numPromptTokens, int maxTokens) {
         return Coroutine.builder(busyLoopEvents(), task)
-                .step("EngineCoreProc.process_input_sockets: ABORT(" + first + ") -> input_queue, aborts_queue", () -> abortArrives(first))
-                .step("EngineCoreProc.process_input_sockets: ADD(" + second + ") -> input_queue", () -> {
-                    sendAdd(second, numPromptTokens, maxTokens);
+                .step("EngineCoreProc.process_input_sockets: ABORT(" + ids.first() + ") -> input_queue, aborts_queue",
+                        () -> abortArrives(ids.first()))
+                .step("EngineCoreProc.process_input_sockets: ADD(" + ids.second() + ") -> input_queue", () -> {
+                    sendAdd(ids.second(), numPromptTokens, maxTokens);
                     engineCore().processInputSockets();
                 })
                 .build();

@@ -58,7 +58,6 @@ import vllmrace.races.Violating;
  * leaves {@code LEAKED}. Fixed: never. vLLM main: closed, by #43433.
  */
 public final class IdleWithDelayFreedOnlyScenario extends SchedulerRaceScenario {
-    public static final String REQUEST_ID = "R";
     private static final int SETUP_ITERATIONS = 4;
 
     /** How one run ended. */

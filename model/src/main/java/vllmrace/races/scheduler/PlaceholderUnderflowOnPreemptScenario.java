@@ -75,7 +75,6 @@ import vllmrace.races.Violating;
  * never. vLLM main: closed, by #48245.
  */
 public final class PlaceholderUnderflowOnPreemptScenario extends SchedulerRaceScenario {
-    public static final String REQUEST_ID = "R";
     public static final String PRESSURE = "A";
     public static final String ABORTED = "C";
     /** A deeper pipeline than async scheduling's 2 (pipeline parallelism): two older steps in flight at each schedule(). */

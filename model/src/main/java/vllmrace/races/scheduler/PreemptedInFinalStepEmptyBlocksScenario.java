@@ -69,7 +69,6 @@ import vllmrace.races.Violating;
  * hands off its new blocks): never. vLLM main: closed, by #50297.
  */
 public final class PreemptedInFinalStepEmptyBlocksScenario extends SchedulerRaceScenario {
-    public static final String REQUEST_ID = "R";
     public static final String PRESSURE = "A";
     public static final String ABORTED = "C";
 

@@ -60,7 +60,8 @@ import vllmrace.races.Violating;
  * FE2 (the ABORT's aborts_queue copy finishes the resubmitted A), declared as {@code READD_KILLED_BY_ABORT_COPY}.
  */
 public final class ReusedIdStaleOutputUnderflowScenario extends SchedulerRaceScenario {
-    public static final String REQUEST_ID = "A";
+    /** The client's id, sent twice: the engine ids of its two ADDs come from it. */
+    public static final String CLIENT_ID = "A";
     public static final String OTHER = "B";
 
     /** How one run ended. */
@@ -76,27 +77,25 @@ public final class ReusedIdStaleOutputUnderflowScenario extends SchedulerRaceSce
                 + "DoubleAbortApplication's race, reached by these steps on vLLM main with ids not randomized", detectors = {ViolationKind.ABORT_HIT_WRONG_REQUEST}) READD_KILLED_BY_ABORT_COPY;
     }
 
-    private final String first;
-    private final String second;
+    private final EngineCoreRig.Resubmission ids;
 
     /** The scenario at one point of its family: {@code maxTokens} of A and B (default 2). */
     public ReusedIdStaleOutputUnderflowScenario(FixSet fixes, Configuration config, Params p) {
         super(new EngineCoreRig(fixes, config, SavePolicy.NEVER, 3));
         int maxTokens = p.get("maxTokens", 2, 2);
-        first = rig.engineId(REQUEST_ID, 1);
-        second = rig.engineId(REQUEST_ID, 2);
-        rig.sendAdd(first, 2 * EngineCoreRig.BLOCK_SIZE, maxTokens);
+        ids = rig.resubmission(CLIENT_ID);
+        rig.sendAdd(ids.first(), 2 * EngineCoreRig.BLOCK_SIZE, maxTokens);
         rig.sendAdd(OTHER, 2 * EngineCoreRig.BLOCK_SIZE, maxTokens);
         rig.dispatchStep(); // both added; schedule(1) runs A's prefill (B waits for blocks), in flight
-        rig.track(first);
-        actors(rig.clientAbortThenResubmit("client: cancel A, resubmit A", first, second, 2 * EngineCoreRig.BLOCK_SIZE, maxTokens),
+        rig.track(ids.first());
+        actors(rig.clientAbortThenResubmit("client: cancel A, resubmit A", ids, 2 * EngineCoreRig.BLOCK_SIZE, maxTokens),
                 rig.busyLoop().finishStepInFlight().iteration().build());
     }
 
     @Override
     protected List<Ending> endings() {
-        return List.of(ending(Outcome.READD_RUNS).and(status(first, FINISHED_ABORTED, FINISHED_LENGTH_CAPPED))
-                .and("the re-added " + second + " ran to its length (the last finish reason under its id)",
-                        () -> rig.finishReasons(second) != null && rig.finishReasons(second).endsWith("length")));
+        return List.of(ending(Outcome.READD_RUNS).and(status(ids.first(), FINISHED_ABORTED, FINISHED_LENGTH_CAPPED))
+                .and("the re-added " + ids.second() + " ran to its length (the last finish reason under its id)",
+                        () -> rig.finishReasons(ids.second()) != null && rig.finishReasons(ids.second()).endsWith("length")));
     }
 }

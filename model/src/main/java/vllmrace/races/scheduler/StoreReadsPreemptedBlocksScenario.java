@@ -59,7 +59,6 @@ import vllmrace.races.Violating;
  * MooncakeStoreConnector; connectors without it, such as LMCache's, are not modelled here).
  */
 public final class StoreReadsPreemptedBlocksScenario extends SchedulerRaceScenario {
-    public static final String REQUEST_ID = "R";
     public static final String GROWING = "A";
 
     /** How one run ended. */
