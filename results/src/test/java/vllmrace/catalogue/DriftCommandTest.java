@@ -47,7 +47,7 @@ class DriftCommandTest {
                 + " not checked (file not in the checkout)"), text);
         assertTrue(text.contains("MISSING"), text);
         assertTrue(text.contains("not checked: vllm/v1/engine/core.py is not in this checkout"), text);
-        assertTrue(text.contains("changed since 00024d31 (no diff: that commit is not in this checkout); the model already mirrors #35781, #45357, #48245, #50297 on top of it"), text);
+        assertTrue(text.contains("changed since 00024d31 (no diff: that commit is not in this checkout); the model already mirrors #35781, #45357, #48245, #49675, #50297 on top of it"), text);
         assertTrue(text.contains("Scheduler.update_from_output (gone, model Scheduler.updateFromOutput): "), text);
         assertTrue(text.contains("DoubleFreeOnAbortedAsyncSave"), text);
         String races = text.substring(text.indexOf("Races to re-check:"));

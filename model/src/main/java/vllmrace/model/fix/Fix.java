@@ -197,6 +197,20 @@ public enum Fix {
                             + "Request.last_sched_seq; KVCacheManager.pop_blocks_for_free"),
             "the blocks of a request freed while a step that scheduled it is in flight return only after that step is processed"),
     /**
+     * #49675 (fixes #49674): under #45357's deferral a preempted victim still fenced behind an in-flight step returns no
+     * block to the allocation retry that preempted it, so one failed allocation preempts every running request, itself
+     * last, and the next step re-admits them: zero progress while the pool is short. The retry now applies the deferral
+     * predicate to the victim FCFS selected before it touches the running queue; when the victim's free is fenced, the
+     * retry stops (this request is not scheduled this step; nothing is preempted).
+     */
+    STOP_PREEMPTION_AT_FENCED_VICTIM(
+            mergedFromDiff("#49675", "the PR text gives _should_defer_request_block_free(request) = self.defer_block_free and "
+                            + "request.last_sched_seq > self.processed_step_seq, applied to the selected victim before the running "
+                            + "queue is mutated; scheduler.py@00f4240e, the latest version read here, is before it",
+                    "Scheduler.schedule, running-request allocation retry: a fenced victim stops the retry; no victim removal, "
+                            + "status transition or preemption accounting"),
+            "a running request whose allocation fails does not preempt a victim whose blocks are fenced behind an in-flight step"),
+    /**
      * #48245's lossless stale marking: {@code _preempt_request} sets {@code num_stale_output_tokens = num_in_flight_tokens}
      * and {@code num_output_placeholders = 0}; {@code update_from_output} drains each in-flight step's share and delivers
      * its tokens without decrementing the reset placeholders ({@code is_stale}), and the waiting loop holds back a resume

@@ -251,7 +251,7 @@ public final class Scheduler {
      * async load allocates the blocks, starts the load ({@code update_state_after_alloc}) and parks the request
      * in {@code WAITING_FOR_REMOTE_KVS}. A running request whose blocks cannot be allocated preempts the tail of
      * {@code running} (FCFS {@code self.running.pop()}) until the allocation succeeds or the victim is itself, which ends
-     * the running loop; in a step that preempted, no waiting request is admitted ({@code if not preempted_reqs}). A
+     * the running loop (with #49675 also a victim whose free would be deferred, before it is touched); in a step that preempted, no waiting request is admitted ({@code if not preempted_reqs}). A
      * waiting request whose blocks cannot be allocated waits. A PREEMPTED request in {@code waiting} is admitted like a new
      * one and recomputes its prompt and delivered output; with #48245 not while deliverable stale output is in flight.
      * Finally ships {@code finished_req_ids} and starts a new set ({@code _update_after_schedule}).
@@ -283,6 +283,9 @@ public final class Scheduler {
                     break;
                 }
                 // "The request cannot be scheduled. Preempt the lowest-priority request." (FCFS: self.running.pop())
+                if (fixes.isOn(Fix.STOP_PREEMPTION_AT_FENCED_VICTIM) && blockFreeFenced(running.get(running.size() - 1))) {
+                    break; // #49675: the victim's blocks would be deferred, freeing nothing now: stop this retry
+                }
                 Request preemptedReq = running.remove(running.size() - 1);
                 if (numScheduledTokens.remove(preemptedReq.requestId()) != null) {
                     reqIndex--; // scheduled earlier in this step: its tokens go back (upstream's PRIORITY branch)
@@ -805,6 +808,15 @@ public final class Scheduler {
         if (!blocks.isEmpty()) {
             deferredFrees.add(Map.entry(schedStepSeq, blocks));
         }
+    }
+
+    /**
+     * #49675's {@code _should_defer_request_block_free}: {@code self.defer_block_free and request.last_sched_seq >
+     * self.processed_step_seq}, the request's blocks would wait for an in-flight step if it were freed now.
+     */
+    private boolean blockFreeFenced(Request request) {
+        Long last = lastSchedSeq.get(request);
+        return deferBlockFree() && last != null && last > processedStepSeq;
     }
 
     /** {@code _drain_deferred_frees}: returns the blocks whose fence step has been processed. */

@@ -16,7 +16,7 @@ package vllmrace.model.upstream;
 public enum UpstreamPin {
     SCHEDULER_ADD_REQUEST("vllm/v1/core/sched/scheduler.py", "Scheduler.add_request", "00024d314514900f361ad072af6931e403b7f589", "a6ca057c1cd98b8f"),
     SCHEDULER_FINISH_REQUESTS("vllm/v1/core/sched/scheduler.py", "Scheduler.finish_requests", "00024d314514900f361ad072af6931e403b7f589", "bbcf568c1d8f0d3f", "#35781"),
-    SCHEDULER_SCHEDULE("vllm/v1/core/sched/scheduler.py", "Scheduler.schedule", "00024d314514900f361ad072af6931e403b7f589", "b29963c32b6c668f", "#35781", "#45357", "#48245", "#50297"),
+    SCHEDULER_SCHEDULE("vllm/v1/core/sched/scheduler.py", "Scheduler.schedule", "00024d314514900f361ad072af6931e403b7f589", "b29963c32b6c668f", "#35781", "#45357", "#48245", "#49675", "#50297"),
     SCHEDULER_UPDATE_AFTER_SCHEDULE("vllm/v1/core/sched/scheduler.py", "Scheduler._update_after_schedule", "00024d314514900f361ad072af6931e403b7f589", "35a3f86781f0b0e7", "#45357"),
     SCHEDULER_UPDATE_WAITING_FOR_REMOTE_KV("vllm/v1/core/sched/scheduler.py", "Scheduler._update_waiting_for_remote_kv", "00024d314514900f361ad072af6931e403b7f589", "eae3623c5531bf2b"),
     SCHEDULER_UPDATE_FROM_OUTPUT("vllm/v1/core/sched/scheduler.py", "Scheduler.update_from_output", "00024d314514900f361ad072af6931e403b7f589", "fb7622e8148e9cfc", "#45357", "#48245", "#50297"),

@@ -47,13 +47,13 @@ class UpstreamPinTest {
                 .peek(p -> assertEquals("00024d31", p.commit().substring(0, 8)))
                 .flatMap(p -> p.plusPrs().stream()).collect(Collectors.toSet());
         for (Fix fix : List.of(Fix.DEFER_BLOCK_FREE, Fix.STALE_OUTPUT_AFTER_PREEMPT, Fix.REQUIRES_KV_DELIVERY,
-                Fix.HAS_REQUESTS_COUNTS_DELAY_FREED)) {
+                Fix.HAS_REQUESTS_COUNTS_DELAY_FREED, Fix.STOP_PREEMPTION_AT_FENCED_VICTIM)) {
             assertTrue(fix.provenance().merged(), fix.name());
             assertTrue(schedulerPlus.contains(fix.provenance().reference()), fix + " (" + fix.provenance().reference()
                     + ") is mirrored on top of scheduler.py@00024d31 but no scheduler pin names it");
         }
         assertEquals(List.of(Fix.LMCACHE_MP_LOAD_ONLY_WHEN_CHOSEN.provenance().reference()),
                 UpstreamPin.LMCACHE_MP_UPDATE_STATE_AFTER_ALLOC.plusPrs());
-        assertEquals(List.of("#35781", "#45357", "#48245", "#50297"), UpstreamPin.SCHEDULER_SCHEDULE.plusPrs());
+        assertEquals(List.of("#35781", "#45357", "#48245", "#49675", "#50297"), UpstreamPin.SCHEDULER_SCHEDULE.plusPrs());
     }
 }
