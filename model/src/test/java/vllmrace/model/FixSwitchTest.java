@@ -806,6 +806,50 @@ class FixSwitchTest {
     }
 
     @Nested
+    @DisplayName("STOP_PREEMPTION_AT_FENCED_VICTIM (#49675)")
+    class StopPreemptionAtFencedVictim {
+        /**
+         * A decode-side (consumer) connector, async scheduling, a pool of 3 blocks: A (8 prompt tokens) and B (4) fill it
+         * in schedule(1); schedule(2), before update_from_output(1), needs a third block for A's first decode token.
+         */
+        private EngineCoreRig schedule2NeedsABlock(FixSet fixes) {
+            EngineCoreRig rig = new EngineCoreRig(fixes, SavePolicy.NEVER, 3);
+            rig.sendAdd("A", 8, 4);
+            rig.sendAdd("B", 4, 4);
+            rig.admit("A", "B");
+            assertFalse(rig.engineCore().scheduleBatch(), "schedule(1) runs A and B; the queue has room");
+            assertEquals(0, rig.blockPool().numFreeBlocks());
+            rig.engineCore().scheduleBatch(); // schedule(2): A's allocation fails, B (the tail) is the victim, still fenced
+            assertTrue(rig.scheduler().defersBlockFrees(), "#45357's gate: two batches, a consumer");
+            return rig;
+        }
+
+        @Test
+        void onAFencedVictimStopsTheRetryAndNothingIsPreempted() {
+            EngineCoreRig rig = schedule2NeedsABlock(ALL);
+            assertEquals(RequestStatus.RUNNING, rig.request("A").status());
+            assertEquals(RequestStatus.RUNNING, rig.request("B").status());
+            assertEquals(0, rig.request("A").numPreemptions() + rig.request("B").numPreemptions());
+            assertFalse(rig.engineCore().batchQueueSnapshot().get(0).numScheduledTokens().containsKey("A"),
+                    "A is not scheduled in step 2; it retries once step 1 is processed");
+            rig.runToQuiescence();
+            assertTrue(rig.violations().isEmpty(), rig.violations().toString());
+            assertEquals(RequestStatus.FINISHED_LENGTH_CAPPED, rig.request("A").status());
+            assertEquals(RequestStatus.FINISHED_LENGTH_CAPPED, rig.request("B").status());
+            assertTrue(rig.allFreed());
+        }
+
+        @Test
+        void offTheRetryPreemptsTheFencedVictimAndItselfAndFreesNothing() {
+            EngineCoreRig rig = schedule2NeedsABlock(ALL.without(Fix.STOP_PREEMPTION_AT_FENCED_VICTIM));
+            assertEquals(RequestStatus.PREEMPTED, rig.request("B").status(), "the victim, its blocks deferred");
+            assertEquals(RequestStatus.PREEMPTED, rig.request("A").status(), "then A itself: zero progress (#49674)");
+            assertEquals(0, rig.blockPool().numFreeBlocks(), "both preemptions freed nothing now");
+            assertEquals(2, rig.scheduler().numDeferredFrees());
+        }
+    }
+
+    @Nested
     @DisplayName("STALE_OUTPUT_AFTER_PREEMPT (#48245)")
     class StaleOutputAfterPreempt {
         /** R's step 1 (its prefill, one placeholder) is in flight when a harness preempts it; then two schedules. */
