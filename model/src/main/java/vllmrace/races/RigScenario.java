@@ -66,12 +66,8 @@ public abstract class RigScenario<R extends EngineRig> extends TwoActorScenario 
                 () -> joined.equals(rig.finishReasons(requestId)));
     }
 
-    /** The finish reason EngineCore sends for a request that ends in {@code status}; null for an abort (the client asked). */
+    /** The finish reason EngineCore sends for a request that ends in {@code status}: none for an abort (the client asked). */
     private static String finishReasonOf(RequestStatus status) {
-        return switch (status) {
-            case FINISHED_LENGTH_CAPPED -> "length";
-            case FINISHED_STOPPED -> "stop";
-            default -> null;
-        };
+        return status == RequestStatus.FINISHED_ABORTED ? null : RequestStatus.getFinishedReason(status);
     }
 }

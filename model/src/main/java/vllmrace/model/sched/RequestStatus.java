@@ -25,4 +25,18 @@ public enum RequestStatus {
     public boolean isFinished() {
         return isFinished(this);
     }
+
+    /**
+     * {@code RequestStatus.get_finished_reason} (vllm/v1/request.py, {@code _FINISHED_REASON_MAP}): "stop", "length"
+     * (an ignored request too, as in the OpenAI API), "abort", "error"; null for a status that is not finished.
+     */
+    public static String getFinishedReason(RequestStatus status) {
+        return switch (status) {
+            case FINISHED_STOPPED -> "stop";
+            case FINISHED_LENGTH_CAPPED, FINISHED_IGNORED -> "length";
+            case FINISHED_ABORTED -> "abort";
+            case FINISHED_ERROR -> "error";
+            default -> null;
+        };
+    }
 }

@@ -543,13 +543,12 @@ public final class Scheduler {
         UpstreamPins.enter(UpstreamPin.CHECK_STOP);
         if (request.numOutputTokens() >= request.maxTokens()) {
             request.setStatus(RequestStatus.FINISHED_LENGTH_CAPPED);
-            return "length";
-        }
-        if (request.stopTokenAt() > 0 && request.numOutputTokens() == request.stopTokenAt()) {
+        } else if (request.stopTokenAt() > 0 && request.numOutputTokens() == request.stopTokenAt()) {
             request.setStatus(RequestStatus.FINISHED_STOPPED);
-            return "stop";
+        } else {
+            return null;
         }
-        return null;
+        return RequestStatus.getFinishedReason(request.status());
     }
 
     /**

@@ -9,6 +9,7 @@ import vllmrace.races.Cells;
 import vllmrace.races.Engine;
 import vllmrace.races.Expectation;
 import vllmrace.races.Observed;
+import vllmrace.races.OutcomeKind;
 import vllmrace.races.Race;
 import vllmrace.races.RaceOutcome;
 import vllmrace.races.Subject;
@@ -70,8 +71,7 @@ public final class JcstressVerdicts {
         if (reported == null || reported.totalSamples() == 0) {
             return MIN_CLEAN_SAMPLES;
         }
-        long violating = reported.counts().entrySet().stream().filter(e -> race.outcome(e.getKey()).violation())
-                .mapToLong(Map.Entry::getValue).sum();
+        long violating = samplesOf(race, reported, OutcomeKind.VIOLATING);
         if (violating == 0) {
             return MIN_CLEAN_SAMPLES;
         }
@@ -136,18 +136,10 @@ public final class JcstressVerdicts {
             return new Verdict(Subject.of(race, variant), Engine.JCSTRESS, Observed.HARNESS_ERROR, result.totalSamples(), 0,
                     "status " + result.statuses(), String.join("\n", result.messages()));
         }
-        long violating = 0;
-        long modellingErrors = 0;
+        long violating = samplesOf(race, result, OutcomeKind.VIOLATING);
+        long modellingErrors = samplesOf(race, result, OutcomeKind.MODELLING_ERROR);
         StringBuilder detail = new StringBuilder();
-        for (Map.Entry<String, Long> state : result.counts().entrySet()) {
-            RaceOutcome outcome = race.outcome(state.getKey());
-            if (outcome.violation()) {
-                violating += state.getValue();
-            } else if (outcome.modellingError()) {
-                modellingErrors += state.getValue();
-            }
-            detail.append(detail.length() == 0 ? "" : ", ").append(state.getKey()).append('=').append(state.getValue());
-        }
+        result.counts().forEach((state, n) -> detail.append(detail.length() == 0 ? "" : ", ").append(state).append('=').append(n));
         if (modellingErrors > 0) {
             return new Verdict(Subject.of(race, variant), Engine.JCSTRESS, Observed.HARNESS_ERROR, result.totalSamples(), violating,
                     String.format("%,d of %,d samples ended in a modelling error", modellingErrors, result.totalSamples()),
@@ -160,5 +152,11 @@ public final class JcstressVerdicts {
                 + (result.launches() > 1 ? " (" + result.launches() + " launches)" : "")
                 + (violating == 0 ? String.format("; floor %,d%s", floor, belowFloor ? ": too few to say clean" : "") : "");
         return new Verdict(Subject.of(race, variant), Engine.JCSTRESS, observed, result.totalSamples(), violating, figures, detail.toString());
+    }
+
+    /** How many of a test's samples ended in an outcome of {@code kind}, by the race's own outcome enum. */
+    private static long samplesOf(Race race, JcstressTestResult result, OutcomeKind kind) {
+        return result.counts().entrySet().stream().filter(e -> race.outcome(e.getKey()).kind() == kind)
+                .mapToLong(Map.Entry::getValue).sum();
     }
 }
