@@ -80,6 +80,7 @@ public final class Catalogue {
                 case MUTATION -> new MutationReport(catalogue.results).run();
                 case DRIFT -> drift(options.driftPath(), options.pinnedPath());
                 case HUNT -> new HuntCommand(options.hunt(), catalogue.results).run();
+                case FLAKE -> new FlakeCheck(catalogue.results, options).run();
                 case RUN -> catalogue.run();
             };
             System.exit(status);
@@ -145,8 +146,8 @@ public final class Catalogue {
         List<Race> races = options.races();
         ResultsTables tables = ResultsTables.load(results);
         JcstressRun jcstress = JcstressRun.fromSystemProperties();
-        List<LinearizabilityCheck.Cell> linearizability = linearizabilityCells(races);
-        boolean directions = fixDirectionsSelected(races);
+        List<LinearizabilityCheck.Cell> linearizability = linearizabilityCells(options, races);
+        boolean directions = fixDirectionsSelected(options, races);
         Progress progress = new Progress(tables, races, linearizability, directions);
         options.notes().forEach(out::line);
         out.line("Race catalogue: " + races.size() + " race(s)" + (options.shard().equals(Shard.ALL) ? "" : ", shard " + options.shard())
@@ -249,7 +250,7 @@ public final class Catalogue {
      * The linearizability cells to run: with a shard, the shard's; otherwise every check's cells of the selected races
      * and the every-fix cell of each check that covers one of them.
      */
-    private List<LinearizabilityCheck.Cell> linearizabilityCells(List<Race> races) {
+    static List<LinearizabilityCheck.Cell> linearizabilityCells(CatalogueOptions options, List<Race> races) {
         if (!options.shard().equals(Shard.ALL)) {
             return LinearizabilityCheck.cells(options.shard());
         }
@@ -264,7 +265,7 @@ public final class Catalogue {
         return cells;
     }
 
-    private boolean fixDirectionsSelected(List<Race> races) {
+    static boolean fixDirectionsSelected(CatalogueOptions options, List<Race> races) {
         if (!options.shard().equals(Shard.ALL)) {
             return FixDirectionMatrix.inShard(options.shard());
         }

@@ -17,7 +17,7 @@ import vllmrace.races.Shard;
  * @param notes    lines to print before running (a reference that names several races says which)
  * @param shard    the shard selected ({@code --shard I/N}), or {@link Shard#ALL}
  * @param deep     {@code --deep}: JCStress's full JVM-mode matrix, 10x the Lincheck budgets
- * @param runs     {@code --hit-rates --runs N}: back-to-back JCStress runs
+ * @param runs     {@code --hit-rates --runs N}: back-to-back JCStress runs; {@code --flake N}: back-to-back catalogue runs
  * @param driftPath {@code --drift PATH}, or null
  * @param pinnedPath {@code --drift PATH --pinned DIR}: the pinned upstream texts as {@code <commit>/<file>}, or null
  * @param hunt     {@code --hunt}'s settings (defaults unless it was asked for)
@@ -26,7 +26,7 @@ import vllmrace.races.Shard;
 record CatalogueOptions(Command command, List<Race> races, List<String> notes, Shard shard, boolean deep, int runs, String driftPath,
                         String pinnedPath, HuntArgs hunt, Profile profile) {
 
-    enum Command { RUN, LIST, RENDER, HIT_RATES, MUTATION, DRIFT, HUNT, HELP }
+    enum Command { RUN, LIST, RENDER, HIT_RATES, FLAKE, MUTATION, DRIFT, HUNT, HELP }
 
     /** Bad input: the message is the one line the user sees. */
     static final class UsageException extends Exception {
@@ -36,6 +36,7 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
     }
 
     static final int DEFAULT_RUNS = 5;
+    static final int DEFAULT_FLAKE_RUNS = 10;
 
     static CatalogueOptions parse(String... args) throws UsageException {
         Command command = Command.RUN;
@@ -43,7 +44,8 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
         List<String> notes = new ArrayList<>();
         Shard shard = Shard.ALL;
         boolean deep = false;
-        int runs = DEFAULT_RUNS;
+        Integer runsGiven = null;
+        boolean runsOption = false;
         String drift = null;
         String pinned = null;
         HuntArgs hunt = HuntArgs.defaults();
@@ -57,6 +59,12 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
                 case "--list" -> command = only(command, Command.LIST, arg);
                 case "--render" -> command = only(command, Command.RENDER, arg);
                 case "--hit-rates" -> command = only(command, Command.HIT_RATES, arg);
+                case "--flake" -> {
+                    command = only(command, Command.FLAKE, arg);
+                    if (i + 1 < args.length && args[i + 1].matches("[-+]?\\d+")) {
+                        runsGiven = runs("--flake", args[++i]);
+                    }
+                }
                 case "--mutation" -> command = only(command, Command.MUTATION, arg);
                 case "--drift" -> {
                     command = only(command, Command.DRIFT, arg);
@@ -89,7 +97,10 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
                 }
                 case "--deep" -> deep = true;
                 case "--shard" -> shard = shard(value(args, ++i, arg));
-                case "--runs" -> runs = runs(value(args, ++i, arg));
+                case "--runs" -> {
+                    runsOption = true;
+                    runsGiven = runs(arg, value(args, ++i, arg));
+                }
                 default -> {
                     if (arg.startsWith("--shard=")) {
                         shard = shard(arg.substring("--shard=".length()));
@@ -105,6 +116,10 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
                 }
             }
         }
+        if (runsOption && command != Command.HIT_RATES) {
+            throw new UsageException("--runs belongs to --hit-rates (--flake takes its count as --flake N)");
+        }
+        int runs = runsGiven != null ? runsGiven : command == Command.FLAKE ? DEFAULT_FLAKE_RUNS : DEFAULT_RUNS;
         if (command == Command.HELP) {
             return new CatalogueOptions(Command.HELP, List.of(), List.of(), shard, deep, runs, null, null, hunt, null);
         }
@@ -183,7 +198,7 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
         }
     }
 
-    private static int runs(String text) throws UsageException {
+    private static int runs(String option, String text) throws UsageException {
         try {
             int runs = Integer.parseInt(text);
             if (runs >= 1 && runs <= 100) {
@@ -192,7 +207,7 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
         } catch (NumberFormatException e) {
             // falls through to the one-line message
         }
-        throw new UsageException("--runs: a number from 1 to 100, got '" + text + "'");
+        throw new UsageException(option + ": a number of runs from 1 to 100, got '" + text + "'");
     }
 
     private static List<Race> lookup(String id, List<String> notes) throws UsageException {
@@ -210,6 +225,7 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
 
     static final String HELP = """
             Usage: ./catalogue [RACE | #PR | 'seed 003' ...] [--shard I/N] [--deep]
+                   ./catalogue --flake [N] [RACE ...] [--shard I/N] [--deep]
                    ./catalogue --list [--profile ID] | --render | --hit-rates [--runs N] [RACE ...] | --mutation | --drift PATH [--pinned DIR] | --help
                    ./catalogue --hunt [--profile ID | --fixes all|none|FIX,...] [--seed N] [--scenarios N] [--time SECONDS] [--scenario I]
 
@@ -229,6 +245,9 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
               --render               re-render results/README.md and the README race table from results/*.tsv
               --hit-rates [--runs N] N back-to-back JCStress runs (default 5) of the reported variants: violating
                                      samples per million and how often the relaunch fired -> results/jcstress-hit-rates.md
+              --flake [N]            every verdict cell N times back to back (default 10; JCStress relaunched each
+                                     time): per cell, runs passed, samples and violating rate -> results/flakiness.md
+                                     (exit 1 if any cell did not pass every run; no other result is written)
               --mutation             PIT over the model's fix sites and detectors (about 4 minutes): the score and
                                      each surviving mutant with its reason -> results/mutation.md (exit 1 under 90 %)
               --drift PATH           each pinned upstream function looked up in the vLLM checkout at PATH: unchanged,

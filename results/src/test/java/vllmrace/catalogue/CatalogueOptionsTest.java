@@ -47,9 +47,28 @@ class CatalogueOptionsTest {
         assertTrue(refused("AbortedLoadLek").startsWith("no race 'AbortedLoadLek'; closest: AbortedLoadLeak"));
         assertTrue(refused("--shard", "5/4").startsWith("--shard: a shard is I/N"));
         assertEquals("--shard needs a value (./catalogue --help)", refused("--shard"));
-        assertTrue(refused("--hit-rates", "--runs", "0").startsWith("--runs: a number from 1 to 100"));
+        assertTrue(refused("--hit-rates", "--runs", "0").startsWith("--runs: a number of runs from 1 to 100"));
         assertTrue(refused("--list", "--render").contains("cannot be combined"));
         assertTrue(refused("--shard", "1/13", "AbortedLoadLeak").contains("no race named here is in shard 1/13"));
+    }
+
+    @Test
+    void flakeTakesAnOptionalCountAndTheRaceSelection() throws Exception {
+        CatalogueOptions o = CatalogueOptions.parse("--flake");
+        assertEquals(CatalogueOptions.Command.FLAKE, o.command());
+        assertEquals(10, o.runs());
+        assertEquals(List.of(Race.values()), o.races());
+        CatalogueOptions some = CatalogueOptions.parse("--flake", "3", "AbortedLoadLeak");
+        assertEquals(3, some.runs());
+        assertEquals(List.of(Race.AbortedLoadLeak), some.races());
+        assertEquals(List.of(Race.AbortedLoadLeak), CatalogueOptions.parse("AbortedLoadLeak", "--flake").races());
+        assertEquals(5, CatalogueOptions.parse("--hit-rates").runs());
+        assertEquals("--flake: a number of runs from 1 to 100, got '0'", refused("--flake", "0"));
+        assertEquals("--flake: a number of runs from 1 to 100, got '-3'", refused("--flake", "-3"));
+        assertEquals("--flake: a number of runs from 1 to 100, got '101'", refused("--flake", "101"));
+        assertEquals("--runs belongs to --hit-rates (--flake takes its count as --flake N)", refused("--flake", "--runs", "3"));
+        assertEquals("--runs belongs to --hit-rates (--flake takes its count as --flake N)", refused("--runs", "3"));
+        assertEquals("'--flake' cannot be combined with --hit-rates", refused("--hit-rates", "--flake"));
     }
 
     @Test
