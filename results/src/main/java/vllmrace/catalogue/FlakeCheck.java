@@ -75,7 +75,7 @@ final class FlakeCheck {
                 LincheckResult result = reported ? cell.check().runReported(cell.race()) : cell.check().runFixed();
                 boolean passed = reported ? result.failed() : !result.failed() && result.invocations() > 0;
                 tally.add(cell.check().name(), "linearizability", reported ? cell.race().name() + " reported" : "all fixes",
-                        !reported, passed, result.invocations(), result.failed() ? 1 : 0, result.figures());
+                        false, passed, result.invocations(), result.failed() ? 1 : 0, result.figures());
             }
             if (directions) {
                 List<String> differences = FixDirectionsReport.compute().mismatches();
