@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
 import vllmrace.lincheck.verdict.LincheckRun;
+import vllmrace.races.HarnessFault;
 import vllmrace.races.Observed;
 import vllmrace.races.Race;
 import vllmrace.races.Shard;
@@ -15,25 +15,23 @@ import vllmrace.races.Variant;
 import vllmrace.races.Verdict;
 
 /**
- * Lincheck's harness self-test: a reported variant whose actor 1 raises must be a harness error, never the race (the
+ * Lincheck's harness self-tests: a broken run (each {@link HarnessFault}), in the variant that races and in the one that
+ * is clean, must be a harness error, never the race nor clean (the
  * verdicts themselves are the generated {@code LincheckVerdictsPart1Test} and {@code LincheckVerdictsPart2Test}, through {@link LincheckVerdictCheck}).
  */
 @DisplayName("Lincheck self-test")
 class LincheckHarnessErrorTest {
 
-    /** A reported variant whose actor 1 raises: a harness error, never the race. */
-    @Test
-    @DisplayName("self-test: an actor that raises is a harness error, not the race [Lincheck, reported]")
-    void anActorThatRaisesIsAHarnessErrorNotTheRace() {
-        Verdict verdict = harnessError(Subject.of(Race.DoubleFreeOnAbortedAsyncSave, Variant.REPORTED).withActorFault());
-        assertTrue(verdict.detail().contains("injected fault"), verdict.detail());
+    static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> brokenSubjects() {
+        return java.util.stream.Stream.of(Variant.REPORTED, Variant.FIXED).flatMap(v -> java.util.Arrays.stream(HarnessFault.values())
+                .map(f -> org.junit.jupiter.params.provider.Arguments.of(v, f)));
     }
 
-    /** A reported variant whose every run also trips a detector the race does not declare: a harness error, never the race. */
-    @Test
-    @DisplayName("self-test: a stray detector is a harness error, not the race [Lincheck, reported]")
-    void aStrayDetectorIsAHarnessErrorNotTheRace() {
-        Verdict verdict = harnessError(Subject.of(Race.DoubleFreeOnAbortedAsyncSave, Variant.REPORTED).withStrayDetector());
+    /** A broken run in the variant that races and in the one that is clean, each fault: a harness error, never the race nor clean. */
+    @org.junit.jupiter.params.ParameterizedTest(name = "self-test: {1} is a harness error [Lincheck, {0}]")
+    @org.junit.jupiter.params.provider.MethodSource("brokenSubjects")
+    void aBrokenRunIsAHarnessErrorNeverTheRaceNorClean(Variant variant, HarnessFault fault) {
+        Verdict verdict = harnessError(fault.on(Subject.of(Race.DoubleFreeOnAbortedAsyncSave, variant)));
         assertTrue(verdict.detail().contains("injected fault"), verdict.detail());
     }
 

@@ -106,6 +106,11 @@ public final class FixMatrix {
     }
 
     public static Cell cell(Race race, String column) {
+        return cell(race, column, scenario -> { });
+    }
+
+    /** As {@link #cell(Race, String)}, each run's scenario first given to {@code tamper} (the harness self-tests break it). */
+    static Cell cell(Race race, String column, java.util.function.Consumer<RaceScenario> tamper) {
         FixSet fixes = fixes(race, column);
         Configuration configuration = configuration(column);
         Params point = race.grid().get(0);
@@ -123,6 +128,7 @@ public final class FixMatrix {
         }
         for (Schedule schedule : schedules) {
             RaceScenario scenario = race.scenario(fixes, configuration, point);
+            tamper.accept(scenario);
             RaceOutcome outcome;
             try {
                 outcome = schedule.run(scenario, false).outcome();

@@ -10,16 +10,15 @@ import vllmrace.model.fix.FixSet;
 /**
  * What an engine judges: a race's scenario under one variant's fixes, or (an {@link Variant#ONLY_CLOSER} cell) under
  * every fix but the race's other closers, or (a {@link Variant#UPSTREAM_MAIN} cell) under one deployment
- * {@link Profile} of vLLM main: its merged fixes and its configuration. {@link #withActorFault()} is the harness
- * self-test: the same scenario with actor 1's first step made to raise, as a broken model would; every engine must
- * call that a harness error, never the race.
+ * {@link Profile} of vLLM main: its merged fixes and its configuration. {@link #withFault} is the harness self-test:
+ * the same scenario broken as a broken model would break it ({@link HarnessFault}); every engine must call that a
+ * harness error, never the race and never clean.
  *
  * @param only    the closer an only-closer cell keeps, else null
  * @param profile the deployment a vLLM-main cell runs, else null
- * @param actorFault harness self-test: actor 1's first step raises
- * @param strayDetector harness self-test: every run records a detector finding no outcome of the race declares
+ * @param fault   harness self-test: the fault injected into every run, else null
  */
-public record Subject(Race race, Variant variant, Fix only, Profile profile, boolean actorFault, boolean strayDetector) {
+public record Subject(Race race, Variant variant, Fix only, Profile profile, HarnessFault fault) {
 
     public Subject {
         Objects.requireNonNull(race, "race");
@@ -34,34 +33,26 @@ public record Subject(Race race, Variant variant, Fix only, Profile profile, boo
 
     /** A variant's cell; vLLM main means the {@link Profile#MAIN} profile. */
     public static Subject of(Race race, Variant variant) {
-        return new Subject(race, variant, null, variant == Variant.UPSTREAM_MAIN ? Profile.MAIN : null, false, false);
+        return new Subject(race, variant, null, variant == Variant.UPSTREAM_MAIN ? Profile.MAIN : null, null);
     }
 
     /** The race on one deployment profile of vLLM main. */
     public static Subject onMain(Race race, Profile profile) {
-        return new Subject(race, Variant.UPSTREAM_MAIN, null, Objects.requireNonNull(profile, "profile"), false, false);
+        return new Subject(race, Variant.UPSTREAM_MAIN, null, Objects.requireNonNull(profile, "profile"), null);
     }
 
     /** {@code closer} of {@code race} alone. */
     public static Subject onlyCloser(Race race, Fix closer) {
         race.fixesWithOnly(closer); // throws unless it is a closer
-        return new Subject(race, Variant.ONLY_CLOSER, closer, null, false, false);
+        return new Subject(race, Variant.ONLY_CLOSER, closer, null, null);
     }
 
-    /** The same subject with actor 1's first step raising an {@link IllegalStateException}. */
-    public Subject withActorFault() {
-        return new Subject(race, variant, only, profile, true, strayDetector);
+    /** The same subject with {@code fault} injected into every run (the harness self-tests). */
+    public Subject withFault(HarnessFault fault) {
+        return new Subject(race, variant, only, profile, Objects.requireNonNull(fault, "fault"));
     }
 
-    /**
-     * The same subject with a detector finding in every run that no outcome of the race declares, as a model that trips a
-     * detector the scenario does not expect would: the one judge must make every such run a modelling error.
-     */
-    public Subject withStrayDetector() {
-        return new Subject(race, variant, only, profile, actorFault, true);
-    }
-
-    /** A detector no outcome of the race declares (the stray finding of {@link #withStrayDetector()}). */
+    /** A detector no outcome of the race declares (the stray finding of {@link HarnessFault#STRAY_DETECTOR}). */
     public vllmrace.model.detect.ViolationKind strayKind() {
         java.util.Set<vllmrace.model.detect.ViolationKind> declared = java.util.EnumSet.noneOf(vllmrace.model.detect.ViolationKind.class);
         for (RaceOutcome outcome : race.outcomes()) {
@@ -111,11 +102,8 @@ public record Subject(Race race, Variant variant, Fix only, Profile profile, boo
     /** A fresh scenario on a fresh model at one point of the race's family. */
     public RaceScenario newScenario(Params point) {
         RaceScenario scenario = race.scenario(fixes(), configuration(), point);
-        if (actorFault) {
-            scenario.actor1().injectFault(new IllegalStateException("injected fault: actor 1 raises (harness self-test)"));
-        }
-        if (strayDetector) {
-            ((TwoActorScenario) scenario).violationLog().record(strayKind(), "R", "injected fault: a stray detector finding (harness self-test)");
+        if (fault != null) {
+            fault.inject(scenario, strayKind());
         }
         return scenario;
     }
@@ -130,7 +118,6 @@ public record Subject(Race race, Variant variant, Fix only, Profile profile, boo
 
     /** {@code Race [variant]}, and the injected fault if any. */
     public String label() {
-        return race.name() + " [" + variantLabel() + (actorFault ? ", actor 1 made to raise" : "")
-                + (strayDetector ? ", a stray detector" : "") + "]";
+        return race.name() + " [" + variantLabel() + (fault == null ? "" : ", " + fault) + "]";
     }
 }

@@ -61,12 +61,21 @@ public abstract class TwoActorScenario implements RaceScenario {
      * The arbiter every race shares: {@link #settle()} the system, then the violating outcome the detectors make the run
      * ({@link #fired}: its declaration decides, the first in declaration order); else, when a detector fired that no clean
      * outcome tolerates, the shared modelling error; else the first of the scenario's {@link #endings()} that holds. The judge then checks
-     * the declaration once more. Only the race hunt, which is no race, classifies its runs otherwise.
+     * the declaration once more. A system that cannot settle after an actor raised what upstream does not is that broken
+     * actor's modelling error (the settle's own complaint is a symptom); one that cannot settle otherwise throws, which
+     * every engine reports as a harness error. Only the race hunt, which is no race, classifies its runs otherwise.
      */
     @Override
     public RaceOutcome arbiter() {
-        settle();
         Class<? extends Enum<?>> outcomes = outcomeEnum();
+        try {
+            settle();
+        } catch (RuntimeException e) {
+            if (unexpectedActorFailure() == null) {
+                throw e;
+            }
+            return RaceOutcome.modellingErrorOf(outcomes.asSubclass(RaceOutcome.class));
+        }
         for (Enum<?> constant : outcomes.getEnumConstants()) {
             if (fired((RaceOutcome) constant)) {
                 return (RaceOutcome) constant;

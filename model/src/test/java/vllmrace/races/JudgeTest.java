@@ -67,21 +67,30 @@ class JudgeTest {
         }
     }
 
-    /** A stray detector in a run, whatever its ending, makes it a modelling error: never the race, never clean. */
+    /**
+     * A broken run, whatever its ending, is a modelling error: never the race, never clean. Every schedule of the
+     * variant that races and of the one that is clean, each {@link HarnessFault}; the same schedule unbroken is not.
+     */
     @ParameterizedTest(name = "{0}")
     @EnumSource(Race.class)
-    void aStrayDetectorMakesAnyRunAModellingError(Race race) {
-        Variant variant = race.expected(Variant.REPORTED) == Expectation.NOT_APPLICABLE ? Variant.FIXED : Variant.REPORTED;
-        ViolationKind stray = Subject.of(race, variant).strayKind();
-        for (Schedule schedule : Schedule.all(race.scenario(variant))) {
-            RaceScenario untouched = race.scenario(variant);
-            RaceOutcome honest = schedule.run(untouched, false).outcome();
-            assertFalse(honest.modellingError(), race + " " + schedule + " without the stray detector: " + honest);
-
-            TwoActorScenario scenario = (TwoActorScenario) race.scenario(variant);
-            scenario.violationLog().record(stray, "R", "a stray finding the scenario does not declare");
-            RaceOutcome judged = schedule.run(scenario, false).outcome();
-            assertTrue(judged.modellingError(), race + " " + schedule + ": a stray " + stray + " was judged " + judged);
+    void aBrokenRunIsAModellingErrorWhateverItsEnding(Race race) {
+        for (Variant variant : new Variant[] {Variant.REPORTED, Variant.FIXED}) {
+            if (race.expected(variant) == Expectation.NOT_APPLICABLE) {
+                continue;
+            }
+            java.util.Set<OutcomeKind> honestKinds = java.util.EnumSet.noneOf(OutcomeKind.class);
+            for (Schedule schedule : Schedule.all(race.scenario(variant))) {
+                RaceOutcome honest = schedule.run(Subject.of(race, variant).newScenario(), false).outcome();
+                assertFalse(honest.modellingError(), race + " " + variant + " " + schedule + " unbroken: " + honest);
+                honestKinds.add(honest.kind());
+                for (HarnessFault fault : HarnessFault.values()) {
+                    RaceOutcome judged = schedule.run(fault.on(Subject.of(race, variant)).newScenario(), false).outcome();
+                    assertTrue(judged.modellingError(), race + " " + variant + " " + schedule + " with " + fault + ": judged " + judged);
+                }
+            }
+            // the faults were tried on both of the arbiter's paths where the variant has both
+            assertTrue(honestKinds.contains(race.expected(variant) == Expectation.BUG_FOUND ? OutcomeKind.VIOLATING : OutcomeKind.CLEAN),
+                    race + " " + variant + ": " + honestKinds);
         }
     }
 }

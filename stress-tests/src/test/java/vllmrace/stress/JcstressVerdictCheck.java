@@ -38,7 +38,7 @@ final class JcstressVerdictCheck {
         List<Race> races = Cells.races(SHARD);
         if (results == null && !races.isEmpty()) {
             results = JcstressVerdicts.runUntilObserved(JcstressRun.fromSystemProperties(), races,
-                    SELF_TEST ? List.of(JcstressSources.SELF_TEST) : List.of());
+                    SELF_TEST ? JcstressSources.SELF_TESTS.stream().map(JcstressSources.SelfTest::testName).toList() : List.of());
         }
         return results;
     }

@@ -28,6 +28,7 @@ public final class Coroutine<T> {
     private int next;
     private RuntimeException failure;
     private RuntimeException injectedFault;
+    private RuntimeException faultAfterLastStep;
 
     private Coroutine(EventLoop loop, String task, List<Step> steps, Supplier<T> result) {
         this.loop = loop;
@@ -71,6 +72,9 @@ public final class Coroutine<T> {
                     throw injectedFault;
                 }
                 step.body().run();
+                if (faultAfterLastStep != null && next == steps.size()) {
+                    throw faultAfterLastStep;
+                }
             } catch (RuntimeException e) {
                 failure = e;
             }
@@ -84,6 +88,13 @@ public final class Coroutine<T> {
     public void injectFault(RuntimeException fault) {
         synchronized (loop) {
             injectedFault = Objects.requireNonNull(fault, "fault");
+        }
+    }
+
+    /** Harness self-tests only: every step runs, then the last one raises {@code fault}, its work done. */
+    public void injectFaultAfterLastStep(RuntimeException fault) {
+        synchronized (loop) {
+            faultAfterLastStep = Objects.requireNonNull(fault, "fault");
         }
     }
 
