@@ -41,6 +41,38 @@ class ConnectorRacesModelTest {
         assertEquals(1, sync.scheduler().maxConcurrentBatches());
     }
 
+    /**
+     * The connector fuzzer's sequence: two remote prefills that together outgrow the pool, the second with an LMCache hit
+     * the in-tree child was not chosen for. The preempted request is recomputed; its one load is reported once.
+     */
+    @Test
+    void aPreemptedRequestIsNotReloadedByTheChildNotChosen() {
+        FixSet all = FixSet.all();
+        vllmrace.model.deploy.Configuration sync = vllmrace.model.deploy.Configuration.of(vllmrace.model.deploy.ConfigSwitch.SYNC_SCHEDULING);
+        vllmrace.model.connector.multi.NixlDecodeConnector[] n = new vllmrace.model.connector.multi.NixlDecodeConnector[1];
+        vllmrace.model.connector.multi.LmCacheConnector[] l = new vllmrace.model.connector.multi.LmCacheConnector[1];
+        ConnectorRig rig = new ConnectorRig(all, sync, 7, kv -> {
+            n[0] = new vllmrace.model.connector.multi.NixlDecodeConnector("NixlConnector", kv, all);
+            l[0] = new vllmrace.model.connector.multi.LmCacheConnector("LMCacheMPConnector", kv, false, all, sync);
+            return java.util.List.of(n[0], l[0]);
+        });
+        n[0].remotePrefill("c-1", 16);
+        rig.sendAdd("c-1", 16, 4, 4);
+        n[0].remotePrefill("c-2", 8);
+        l[0].cachedPrefix("c-2", 8);
+        rig.sendAdd("c-2", 8, 4, 4);
+        rig.admit("c-1", "c-2");
+        for (int i = 0; i < 40 && !(rig.request("c-1").isFinished() && rig.request("c-2").isFinished()); i++) {
+            n[0].finishInFlightTransfers();
+            l[0].finishInFlightTransfers();
+            rig.runBusyLoopOnce();
+        }
+        assertTrue(rig.request("c-1").numPreemptions() + rig.request("c-2").numPreemptions() > 0, "the pool is short: a preemption");
+        rig.runToQuiescence();
+        assertTrue(rig.violations().isEmpty(), rig.violations().all().toString());
+        assertTrue(rig.allFreed());
+    }
+
     @Test
     void extraAsyncSavesDedupIsCleanInEveryInterleaving() {
         Map<RaceOutcome, Integer> seen = explore(Race.ExtraAsyncSavesDedup, Race.ExtraAsyncSavesDedup.fixes(Variant.FIXED));

@@ -114,6 +114,27 @@ abstract class AsyncLoadingChild implements ChildConnector {
         load.done = true;
     }
 
+    /**
+     * Worker: the load of {@code requestId} fails and writes nothing; the next {@code get_finished} still reports it in
+     * finished_recving ("even if failures occur, the request must still be reported"), with the blocks it was started
+     * into as {@code invalid_block_ids} ({@code get_block_ids_with_load_errors}).
+     *
+     * @throws UnknownTransferException if no load of that id is in flight (a duplicate or unknown report; nothing changes)
+     */
+    protected final synchronized void failLoadOf(String requestId, String what) {
+        AsyncTransfer load = loads.get(Objects.requireNonNull(requestId, "requestId"));
+        if (load == null || load.done) {
+            throw new UnknownTransferException(name + ": no " + what + " of request " + requestId + " is in flight");
+        }
+        load.done = true;
+        load.failed = true;
+    }
+
+    /** What a reported load adds to {@code invalid_block_ids}: its blocks if it failed, else nothing. */
+    protected static List<Integer> invalidBlocksOf(AsyncTransfer load) {
+        return load.failed ? load.target.blockIds() : List.of();
+    }
+
     /** Completes every transfer in {@code transfers} still in flight; returns how many did. */
     protected final int completeAll(Iterable<AsyncTransfer> transfers) {
         int n = 0;

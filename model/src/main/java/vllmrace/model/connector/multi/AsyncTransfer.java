@@ -9,6 +9,8 @@ final class AsyncTransfer {
     boolean done;
     /** NIXL decode side with seed 003 (2): the pull's blocks are pinned and its completion is reported as a send. */
     boolean pinned;
+    /** A failed load: it wrote nothing, and its blocks are reported in {@code invalid_block_ids}. */
+    boolean failed;
 
     AsyncTransfer(String requestId, TransferTarget target) {
         this.requestId = requestId;

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import vllmrace.model.connector.KvConnectorOutput;
+import vllmrace.model.connector.MatchedTokens;
 import vllmrace.model.connector.RequestFinishedResult;
 import vllmrace.model.connector.UnknownTransferException;
 import vllmrace.model.deploy.ConfigSwitch;
@@ -17,6 +18,7 @@ import vllmrace.model.fix.FixSet;
 import vllmrace.model.kv.KvCacheManager;
 import vllmrace.model.kv.TransferTarget;
 import vllmrace.model.sched.Request;
+import vllmrace.model.sched.RequestStatus;
 import vllmrace.model.upstream.UpstreamPin;
 import vllmrace.model.upstream.UpstreamPins;
 
@@ -31,7 +33,7 @@ import vllmrace.model.upstream.UpstreamPins;
  * a non-chosen child given the real blocks (#46865) loads anyway (seed 003's second load). {@code request_finished}
  * starts an async save of every finished request when {@code saveEveryFinished} (aborted ones included; #33377, #46240).
  * Worker side: {@code get_finished} reports completed loads, and completed saves once their id was seen in
- * {@code finished_req_ids} (CN2). Each transfer is reported exactly once.
+ * {@code finished_req_ids} (CN2), and a failed load's blocks as {@code invalid_block_ids}. Each transfer is reported exactly once.
  *
  * <p>A load snapshots its destination blocks when it starts and writes them when it completes; a save snapshots the
  * blocks it reads at {@code request_finished} and checks them when it completes: either touching a block its request
@@ -92,6 +94,17 @@ public final class LmCacheConnector extends AsyncLoadingChild {
         offerPrefix(requestId, numTokens, "a cached prefix");
     }
 
+    /**
+     * {@code get_num_new_matched_tokens}: the hit, but nothing for a preempted request ("TODO: support loading KV for
+     * preempted requests in the future": {@code if request.status == RequestStatus.PREEMPTED: return 0, False}). A hit
+     * this child was not chosen to load stays offered, and would otherwise be loaded when the request is re-admitted.
+     */
+    @Override
+    public synchronized MatchedTokens getNumNewMatchedTokens(Request request, int numComputedTokens) {
+        MatchedTokens matched = super.getNumNewMatchedTokens(request, numComputedTokens);
+        return request.status() == RequestStatus.PREEMPTED ? MatchedTokens.NONE : matched;
+    }
+
     @Override
     public synchronized RequestFinishedResult requestFinished(Request request, List<Integer> blockIds) {
         countRequestFinished(request, blockIds);
@@ -106,10 +119,12 @@ public final class LmCacheConnector extends AsyncLoadingChild {
     public synchronized KvConnectorOutput getFinished(Set<String> finishedReqIds) {
         seenFinished.addAll(Objects.requireNonNull(finishedReqIds, "finishedReqIds"));
         Set<String> recving = new LinkedHashSet<>();
+        Set<Integer> invalid = new LinkedHashSet<>();
         for (Iterator<AsyncTransfer> it = loads.values().iterator(); it.hasNext(); ) {
             AsyncTransfer load = it.next();
             if (load.done) {
                 recving.add(load.requestId);
+                invalid.addAll(invalidBlocksOf(load));
                 it.remove();
             }
         }
@@ -120,7 +135,7 @@ public final class LmCacheConnector extends AsyncLoadingChild {
                 it.remove();
             }
         }
-        return new KvConnectorOutput(sending, recving, Set.of());
+        return new KvConnectorOutput(sending, recving, invalid);
     }
 
     /**
@@ -130,6 +145,16 @@ public final class LmCacheConnector extends AsyncLoadingChild {
      */
     public void completeLoad(String requestId) {
         completeLoadOf(requestId, "async load");
+    }
+
+    /**
+     * Worker: the retrieve of {@code requestId} from the CPU cache fails: nothing is written; the load is reported done
+     * with its blocks invalid.
+     *
+     * @throws UnknownTransferException if no load of that id is in flight (a duplicate or unknown report; nothing changes)
+     */
+    public void failLoad(String requestId) {
+        failLoadOf(requestId, "async load");
     }
 
     /**

@@ -111,12 +111,16 @@ public final class NixlDecodeConnector extends AsyncLoadingChild {
         return RequestFinishedResult.FREE_NOW; // is_d_node and not is_bidirectional_kv_xfer_enabled
     }
 
-    /** Completed pulls: {@code done_recving}, or with seed 003 (2) a pinned one as {@code done_sending} (after CN2). */
+    /**
+     * Completed pulls: {@code done_recving}, or with seed 003 (2) a pinned one as {@code done_sending} (after CN2); a
+     * failed pull's blocks in {@code invalid_block_ids}, in the same output.
+     */
     @Override
     public synchronized KvConnectorOutput getFinished(Set<String> finishedReqIds) {
         seenFinished.addAll(Objects.requireNonNull(finishedReqIds, "finishedReqIds"));
         Set<String> recving = new LinkedHashSet<>();
         Set<String> sending = new LinkedHashSet<>();
+        Set<Integer> invalid = new LinkedHashSet<>();
         for (Iterator<AsyncTransfer> it = loads.values().iterator(); it.hasNext(); ) {
             AsyncTransfer pull = it.next();
             if (!pull.done) {
@@ -124,13 +128,15 @@ public final class NixlDecodeConnector extends AsyncLoadingChild {
             }
             if (!pull.pinned) {
                 recving.add(pull.requestId);
+                invalid.addAll(invalidBlocksOf(pull));
                 it.remove();
             } else if (seenFinished.contains(pull.requestId)) {
                 sending.add(pull.requestId);
+                invalid.addAll(invalidBlocksOf(pull));
                 it.remove();
             }
         }
-        return new KvConnectorOutput(sending, recving, Set.of());
+        return new KvConnectorOutput(sending, recving, invalid);
     }
 
     /**
@@ -140,6 +146,16 @@ public final class NixlDecodeConnector extends AsyncLoadingChild {
      */
     public void completePull(String requestId) {
         completeLoadOf(requestId, "pull");
+    }
+
+    /**
+     * Worker: the NIXL READ of {@code requestId} fails ({@code _handle_failed_transfer}): nothing is written; the pull is
+     * reported done with its blocks invalid.
+     *
+     * @throws UnknownTransferException if no pull of that id is in flight (a duplicate or unknown report; nothing changes)
+     */
+    public void failPull(String requestId) {
+        failLoadOf(requestId, "pull");
     }
 
     /** Worker: every in-flight pull completes now. Returns how many did. */

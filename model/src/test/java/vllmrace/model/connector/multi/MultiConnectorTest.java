@@ -165,6 +165,48 @@ class MultiConnectorTest {
     }
 
     @Test
+    void aFailedLoadOfEitherChildIsReportedOnceWithItsBlocksInvalid() {
+        NixlDecodeConnector[] nixl = new NixlDecodeConnector[1];
+        LmCacheConnector[] lm = new LmCacheConnector[1];
+        MultiConnector multi = twoLoaders(FixSet.all(), nixl, lm);
+        List<Integer> blocks = kv.getBlockIds("R");
+        lm[0].failLoad("R");
+        assertThrows(UnknownTransferException.class, () -> lm[0].completeLoad("R"), "a failed load is done");
+        KvConnectorOutput first = multi.getFinished(Set.of());
+        assertEquals(Set.of(), first.finishedRecving(), "load dedup: the NIXL pull is still in flight");
+        assertEquals(Set.copyOf(blocks), first.invalidBlockIds(), "the failure is reported at once");
+        nixl[0].failPull("R");
+        assertEquals(List.of(), multi.inFlightLoadTargets());
+        KvConnectorOutput second = multi.getFinished(Set.of());
+        assertEquals(Set.of("R"), second.finishedRecving(), "even a failed load must be reported");
+        assertEquals(Set.copyOf(blocks), second.invalidBlockIds());
+        assertEquals(KvConnectorOutput.EMPTY, multi.getFinished(Set.of()), "reported once");
+        assertThrows(UnknownTransferException.class, () -> nixl[0].failPull("R"));
+        assertTrue(log.isEmpty(), "a failed load writes nothing");
+    }
+
+    /**
+     * Found by the connector fuzzer: the in-tree LMCache child not chosen keeps its hit, and a preempted request (re-admitted
+     * with 0 computed tokens) got it loaded then, a second finished_recving for one request. Upstream's LMCache MP returns
+     * 0 for a preempted request.
+     */
+    @Test
+    void lmcacheOffersNothingToAPreemptedRequest() {
+        NixlDecodeConnector nixl = new NixlDecodeConnector("NIXL", kv, FixSet.all());
+        LmCacheConnector lm = new LmCacheConnector("LMCache", kv, false, FixSet.all(), vllmrace.model.deploy.Configuration.DEFAULT);
+        nixl.remotePrefill("R", 4);
+        lm.cachedPrefix("R", 4);
+        MultiConnector multi = new MultiConnector(FixSet.all(), List.of(nixl, lm));
+        assertEquals(new MatchedTokens(4, true), multi.getNumNewMatchedTokens(r, 0));
+        multi.updateStateAfterAlloc(r, allocate(), 4);
+        assertFalse(lm.hasUnreportedLoad("R"), "#47505: not chosen, no load");
+        assertEquals(new MatchedTokens(4, true), lm.getNumNewMatchedTokens(r, 0), "the hit is still there");
+        vllmrace.model.sched.RequestSeams.setStatus(r, vllmrace.model.sched.RequestStatus.PREEMPTED);
+        assertEquals(MatchedTokens.NONE, lm.getNumNewMatchedTokens(r, 0));
+        assertEquals(MatchedTokens.NONE, multi.getNumNewMatchedTokens(r, 0), "recomputed locally, not loaded again");
+    }
+
+    @Test
     void aggregatorCountsEachIdDownPerWorker() {
         KvConnectorOutput recvR = new KvConnectorOutput(Set.of(), Set.of("R"), Set.of());
         KvConnectorWorker w = ids -> KvConnectorOutput.EMPTY;
