@@ -579,6 +579,51 @@ class FixSwitchTest {
             assertTrue(t.log.isEmpty(), "no second free when the deadline passes: " + t.log);
         }
 
+        /** The reclaim's memory of the id, not the late-report skip, is what ignores the late push: with the skip off too. */
+        @Test
+        void onTheLatePushAfterTheReclaimIsIgnoredByTheReclaimsOwnMemory() {
+            Sched t = abortedWhileWaiting(ALL.without(Fix.SCHEDULER_SKIP_LATE_REPORT));
+            for (int step = 0; step < Scheduler.RECLAIM_GRACE_STEPS; step++) {
+                t.update(t.s.schedule());
+            }
+            assertNull(t.s.getRequest("R"), "reclaimed");
+            t.connector.completeLoad("R");
+            t.update(t.s.schedule());
+            assertEquals(Set.of(ViolationKind.WRITE_INTO_FREED_BLOCK), kinds(t.log), "the late finished_recving is ignored, not "
+                    + "asserted; the push itself lands in the reclaimed blocks, the proposal's hazard (ConnectorFuzzTest's known findings): " + t.log);
+        }
+
+        private static Set<ViolationKind> kinds(ViolationLog log) {
+            Set<ViolationKind> kinds = java.util.EnumSet.noneOf(ViolationKind.class);
+            log.all().forEach(v -> kinds.add(v.kind()));
+            return kinds;
+        }
+
+        /**
+         * The memory lasts for one late report: a new request that re-uses the id (ids not randomized) has its own push
+         * counted, so it runs and finishes, instead of waiting for ever behind the old request's ignored report.
+         */
+        @Test
+        void onTheReclaimForgetsTheIdOnceItsLateReportCame() {
+            Sched t = abortedWhileWaiting(ALL);
+            for (int step = 0; step < Scheduler.RECLAIM_GRACE_STEPS; step++) {
+                t.update(t.s.schedule());
+            }
+            t.connector.completeLoad("R"); // the old request's late push: ignored
+            t.update(t.s.schedule());
+            t.connector.remotePrefill("R", 4);
+            t.s.addRequest(new Request("R", 2, 4, 1)); // the id again
+            t.update(t.s.schedule()); // waits for its remote KVs
+            assertEquals(RequestStatus.WAITING_FOR_REMOTE_KVS, t.s.getRequest("R").status());
+            t.connector.completeLoad("R");
+            for (int step = 0; step < 4 && t.s.getRequest("R") != null; step++) {
+                t.update(t.s.schedule());
+            }
+            assertNull(t.s.getRequest("R"), "the new R's own push was counted: it ran and finished; " + t.s.requestsSnapshot());
+            assertEquals(0, t.kv.numUsedBlocks());
+            assertEquals(Set.of(ViolationKind.WRITE_INTO_FREED_BLOCK), kinds(t.log), "only the old push's write into the reclaimed blocks: " + t.log);
+        }
+
         @Test
         void offTheAbortedReceiveHoldsItsBlocksForEver() {
             Sched t = abortedWhileWaiting(ALL.without(Fix.RECLAIM_ABORTED_RECV));

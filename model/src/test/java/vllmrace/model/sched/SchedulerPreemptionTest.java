@@ -145,4 +145,44 @@ class SchedulerPreemptionTest {
         assertFalse(s.waitingSnapshot().contains(r));
         assertTrue(log.isEmpty(), log.toString());
     }
+
+    /**
+     * #35781's two queues: a preempted request goes to the front of {@code waiting} ({@code prepend_request}), which is
+     * scanned after {@code skipped_waiting}; so it lands behind a request skipped for its remote KVs, and a request
+     * popped from skipped_waiting is no longer marked (a later preemption of it lands at the front again). A preempted
+     * request put ahead of the skipped ones, or a mark that outlives the pop, fails here.
+     */
+    @Test
+    void aPreemptedRequestGoesBehindSkippedWaitingAndAPoppedOneIsUnmarked() {
+        Scheduler s = scheduler(16);
+        s.addRequest(new Request("P", 1, 4, 12));
+        step(s); // P runs
+        connector.remotePrefill("S", 4);
+        s.addRequest(new Request("S", 2, 4, 12));
+        s.addRequest(new Request("W", 3, 4, 12));
+        s.preemptRequest("P");
+        assertEquals(List.of("P", "S", "W"), ids(s.waitingSnapshot()), "no request skipped yet: P at the very front");
+        step(s); // P and W run; S waits for its KVs, skipped
+        assertEquals(List.of("S"), ids(s.waitingSnapshot()));
+        s.preemptRequest("P");
+        assertEquals(List.of("S", "P"), ids(s.waitingSnapshot()), "behind skipped_waiting, at the front of waiting");
+        connector.completeLoad("S");
+        step(s); // finished_recving(S): ready
+        SchedulerOutput next = step(s); // S popped from skipped_waiting and scheduled
+        assertTrue(next.numScheduledTokens().containsKey("S"), next.numScheduledTokens().toString());
+        s.preemptRequest("S");
+        s.preemptRequest("W");
+        assertEquals("W", ids(s.waitingSnapshot()).get(0), "S is no longer marked skipped: W, preempted last, goes in front of it");
+        assertTrue(log.isEmpty(), log.toString());
+    }
+
+    private SchedulerOutput step(Scheduler s) {
+        SchedulerOutput out = s.schedule();
+        s.updateFromOutput(out, ModelRunnerOutput.execute(out, connector));
+        return out;
+    }
+
+    private static List<String> ids(List<Request> requests) {
+        return requests.stream().map(Request::requestId).toList();
+    }
 }

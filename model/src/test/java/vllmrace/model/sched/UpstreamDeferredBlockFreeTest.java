@@ -237,4 +237,29 @@ class UpstreamDeferredBlockFreeTest {
         assertEquals(0, s.numDeferredFrees());
         assertEquals(NUM_BLOCKS, pool.numFreeBlocks());
     }
+
+    /**
+     * Not an upstream test: the fence is the newest dispatched step ({@code self.deferred_frees.append((self.sched_step_seq,
+     * blocks))}), not the request's own last one. "short" (max_tokens 1) is in out0 only, "long" in out0 and out1; short
+     * is aborted with both in flight: its blocks wait for out1, though out0 (its own last step) is processed first. A
+     * fence at the request's last step, or a drain one step late, fails here.
+     */
+    @Test
+    void theFenceIsTheNewestDispatchedStepNotTheRequestsOwn() {
+        Scheduler s = deferringScheduler();
+        s.addRequest(new Request("short", 0, NUM_PROMPT_TOKENS, 1));
+        s.addRequest(new Request("long", 1, NUM_PROMPT_TOKENS, 100));
+        SchedulerOutput out0 = s.schedule();
+        SchedulerOutput out1 = s.schedule();
+        assertFalse(out1.numScheduledTokens().containsKey("short"));
+        int running = pool.numFreeBlocks();
+        s.finishRequests(List.of("short"), RequestStatus.FINISHED_ABORTED);
+        assertEquals(1, s.numDeferredFrees(), "out0 scheduled short and is unprocessed: deferred");
+        apply(s, out0);
+        assertEquals(1, s.numDeferredFrees(), "fenced behind out1, the newest step when it was freed");
+        assertEquals(running, pool.numFreeBlocks());
+        apply(s, out1);
+        assertEquals(0, s.numDeferredFrees(), "out1 processed: drained in that very update_from_output");
+        assertEquals(running + 3, pool.numFreeBlocks(), "short's 3 blocks (9 prompt tokens and its one placeholder)");
+    }
 }
