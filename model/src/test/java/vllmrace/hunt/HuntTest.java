@@ -107,6 +107,24 @@ class HuntTest {
                 "a program clean under the fixes has nothing to remove");
     }
 
+    /**
+     * A race the hunt's fixes already close is never the explanation: under every fix but #27987's unique ids, program
+     * 1 (a client id resubmitted) breaks FE1, and only races #27987 closes are credited, never one whose closers are on.
+     */
+    @Test
+    void aRaceTheHuntsFixesCloseIsNeverCredited() {
+        HuntProgram program = Hunt.program(20261201L, 1);
+        FixSet fixes = FixSet.all().without(vllmrace.model.fix.Fix.UNIQUE_INTERNAL_IDS);
+        Hunt.Explored e = Hunt.explore(program, fixes);
+        assertTrue(e.violates(), e.invariants().toString());
+        Hunt hunt = new Hunt(new Hunt.Options(20261201L, fixes, Configuration.DEFAULT, "all but UNIQUE_INTERNAL_IDS", 1, 1, 1));
+        List<Race> label = hunt.classify(program, e);
+        assertFalse(label.isEmpty(), "a catalogued race explains it");
+        for (Race race : label) {
+            assertTrue(race.closedBy().contains(vllmrace.model.fix.Fix.UNIQUE_INTERNAL_IDS), race + " is closed by the hunt's own fixes");
+        }
+    }
+
     @Test
     void badInputIsRefused() {
         assertThrows(IllegalArgumentException.class, () -> new Hunt.Options(1, FixSet.all(), Configuration.DEFAULT, "all", 0, 1, 1));
