@@ -676,12 +676,15 @@ class FixSwitchTest {
         void onABlockHoldingSkippedRequestDoesNotHoldBackALoad() {
             EngineCoreRig rig = new EngineCoreRig(ALL, SavePolicy.NEVER, 4);
             rig.connector().remotePrefill("B", 4);
-            rig.connector().remotePrefill("C", 4);
             rig.sendAdd("B", 4, 1);
+            rig.engineCore().processInputQueue();
+            rig.scheduler().schedule(); // B starts its load
+            rig.connector().remotePrefill("C", 4);
             rig.sendAdd("C", 4, 1);
             rig.engineCore().processInputQueue();
-            rig.scheduler().schedule(); // B and C both start their loads: B, skipped, holds blocks
-            assertEquals(RequestStatus.WAITING_FOR_REMOTE_KVS, rig.scheduler().getRequest("C").status());
+            rig.scheduler().schedule(); // the scan skips B (still loading, holding its block), then C's hit
+            assertEquals(1, rig.kvCacheManager().numBlocks("B"));
+            assertEquals(RequestStatus.WAITING_FOR_REMOTE_KVS, rig.scheduler().getRequest("C").status(), "C's load started");
         }
     }
 

@@ -118,6 +118,7 @@ class MultiConnectorTest {
         assertTrue(lm.hasUnreportedLoad("R"));
         assertTrue(nixl.isIdle(), "offered 0 tokens: no pull");
         assertTrue(nixl.notifiedWithoutPull("R"), "the prefill side is told to free its blocks");
+        assertFalse(nixl.notifiedWithoutPull("never-offered"), "a request it never heard of got no notification");
         assertEquals(List.of(), nixl.inFlightLoadTargets());
         lm.completeLoad("R");
         assertEquals(Set.of("R"), multi.getFinished(Set.of()).finishedRecving(), "the chosen child's recv only");
@@ -326,5 +327,20 @@ class MultiConnectorTest {
         multi.updateConnectorOutput(new KvConnectorOutput(Set.of(), Set.of("R"), Set.of()));
         assertTrue(multi.requestFinished(r, kv.getBlockIds("R")).delayFreeBlocks());
         assertTrue(lm[0].hasPendingTransfer("R"));
+    }
+
+    /** A pinned pull (seed 003 (2)) is reported once as finished_sending, after CN2, and then never again. */
+    @Test
+    void aPinnedPullIsReportedAsASendOnce() {
+        NixlDecodeConnector nixl = new NixlDecodeConnector("NIXL", kv, FixSet.all());
+        nixl.remotePrefill("R", 4);
+        nixl.updateStateAfterAlloc(r, allocate(), 4);
+        assertFalse(nixl.notifiedWithoutPull("R"), "pulled, not notified");
+        vllmrace.model.sched.RequestSeams.setStatus(r, vllmrace.model.sched.RequestStatus.FINISHED_STOPPED);
+        assertTrue(nixl.requestFinished(r, kv.getBlockIds("R")).delayFreeBlocks(), "pinned: the free waits for the send");
+        nixl.completePull("R");
+        assertEquals(Set.of("R"), nixl.getFinished(Set.of("R")).finishedSending());
+        assertEquals(KvConnectorOutput.EMPTY, nixl.getFinished(Set.of("R")), "reported once");
+        assertTrue(nixl.isIdle());
     }
 }

@@ -1,0 +1,61 @@
+package vllmrace.model.kv;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import vllmrace.model.detect.ViolationLog;
+
+/**
+ * {@code block_pool.free_blocks(reversed(blocks))}: a request's blocks go back tail first, so its tail blocks are the
+ * first to be taken again (upstream evicts them first: they are the least likely to be a prefix of a later request).
+ * The same order for the deferred half ({@link KvCacheManager#freeBlocks}) and for a job's references
+ * ({@link KvCacheManager#release}); and the bad-input refusal of {@link KvCacheManager#popBlocksForFree}.
+ */
+class FreeOrderTest {
+    private final ViolationLog log = new ViolationLog();
+    private final BlockPool pool = new BlockPool(3, log);
+    private final KvCacheManager kv = new KvCacheManager(pool, 4, log);
+
+    private List<Integer> ids(List<KvCacheBlock> blocks) {
+        return blocks.stream().map(KvCacheBlock::blockId).toList();
+    }
+
+    @Test
+    void aDeferredFreeReturnsTheBlocksTailFirst() {
+        List<Integer> a = ids(kv.allocateSlots("A", 12).orElseThrow());
+        kv.freeBlocks(kv.popBlocksForFree("A"));
+        assertEquals(List.of(a.get(2), a.get(1), a.get(0)), ids(kv.allocateSlots("B", 12).orElseThrow()));
+        assertEquals(List.of(), log.all());
+    }
+
+    @Test
+    void aJobsReferencesAreReleasedTailFirst() {
+        List<Integer> a = ids(kv.allocateSlots("A", 12).orElseThrow());
+        TransferTarget job = kv.beginTransfer("A");
+        kv.reference(job);
+        kv.free("A"); // the job still holds every block
+        assertEquals(0, pool.numFreeBlocks());
+        kv.release(job);
+        assertEquals(List.of(a.get(2), a.get(1), a.get(0)), ids(kv.allocateSlots("B", 12).orElseThrow()));
+    }
+
+    @Test
+    void popBlocksForFreeRefusesANullOrEmptyIdChangingNothing() {
+        kv.allocateSlots("A", 4).orElseThrow();
+        assertEquals("requestId must not be null", assertThrows(NullPointerException.class, () -> kv.popBlocksForFree(null)).getMessage());
+        assertEquals("requestId must not be empty", assertThrows(IllegalArgumentException.class, () -> kv.popBlocksForFree("")).getMessage());
+        assertEquals(1, kv.numBlocks("A"));
+    }
+
+    /** A job may reference only the blocks it snapshotted while they are held: a freed one, even unreallocated, is refused. */
+    @Test
+    void aJobCannotReferenceABlockFreedSinceItsSnapshot() {
+        kv.allocateSlots("A", 4).orElseThrow();
+        TransferTarget job = kv.beginTransfer("A");
+        kv.free("A"); // free, not reallocated: same generation, ref_cnt 0
+        assertThrows(IllegalStateException.class, () -> kv.reference(job));
+        assertEquals(3, pool.numFreeBlocks(), "nothing referenced");
+    }
+}
