@@ -672,6 +672,31 @@ class FixSwitchTest {
             assertTrue(rig.scheduler().runningSnapshot().isEmpty(), "Running: 0 reqs");
         }
 
+        /**
+         * A request skipped for its deliverable stale output (#48245) holds no blocks (freed at its preemption): a load
+         * behind it waits too, with the fix; without it the load starts.
+         */
+        @Test
+        void aLoadBehindARequestSkippedForItsStaleOutputWaitsOnlyWithTheFix() {
+            for (boolean on : new boolean[] {true, false}) {
+                ViolationLog log = new ViolationLog();
+                KvCacheManager kv = new KvCacheManager(new BlockPool(8, log), 4, log);
+                TestAsyncConnector connector = new TestAsyncConnector(kv, SavePolicy.NEVER);
+                Scheduler s = new Scheduler(on ? ALL : ALL.without(Fix.NO_LOAD_BEHIND_BLOCKLESS), log, kv, connector);
+                s.addRequest(new Request("R", 1, 4, 3));
+                s.schedule(); // R's prefill in flight
+                s.preemptRequest("R");
+                connector.remotePrefill("C", 4);
+                s.addRequest(new Request("C", 2, 4, 1));
+                SchedulerOutput out = s.schedule();
+                assertFalse(out.numScheduledTokens().containsKey("R"), "R waits for its stale output");
+                assertEquals(0, kv.numBlocks("R"));
+                assertEquals(on ? RequestStatus.WAITING : RequestStatus.WAITING_FOR_REMOTE_KVS, s.getRequest("C").status(),
+                        (on ? "with" : "without") + " #57841");
+                assertEquals(on ? 0 : 1, kv.numBlocks("C"));
+            }
+        }
+
         @Test
         void onABlockHoldingSkippedRequestDoesNotHoldBackALoad() {
             EngineCoreRig rig = new EngineCoreRig(ALL, SavePolicy.NEVER, 4);
