@@ -959,6 +959,29 @@ class FixSwitchTest {
             assertTrue(log.isEmpty(), log.toString());
         }
 
+        /**
+         * scheduler.py@00024d31's is_prefill_chunk counts the output already delivered and the stale placeholder: R
+         * resumed with one token delivered and one placeholder left recomputes prompt and output, 5 of 6 tokens, a chunk,
+         * so no placeholder is reserved for it.
+         */
+        @Test
+        void offAResumeAfterADeliveredTokenIsAChunkAndReservesNoPlaceholder() {
+            ViolationLog log = new ViolationLog();
+            KvCacheManager kv = new KvCacheManager(new BlockPool(4, log), 4, log);
+            Scheduler s = new Scheduler(ALL.without(Fix.STALE_OUTPUT_AFTER_PREEMPT), log, kv, new TestAsyncConnector(kv, SavePolicy.NEVER));
+            s.addRequest(new Request("R", 1, 4, 5));
+            SchedulerOutput prefill = s.schedule();
+            s.updateFromOutput(prefill, ModelRunnerOutput.execute(prefill));
+            Request r = s.getRequest("R");
+            assertEquals(1, r.numOutputTokens());
+            s.schedule(); // a decode step in flight: one placeholder
+            assertEquals(1, r.numOutputPlaceholders());
+            s.preemptRequest("R");
+            SchedulerOutput resume = s.schedule();
+            assertEquals(5, resume.numScheduledTokens().get("R"), "prompt and the delivered token, recomputed");
+            assertEquals(1, r.numOutputPlaceholders(), "5 < 4 + 1 + 1: a chunk, no placeholder reserved");
+        }
+
         @Test
         void offThePlaceholderStaysAndAResumeBeforeTheOutputReturnsUnderflowsIt() {
             ViolationLog log = new ViolationLog();

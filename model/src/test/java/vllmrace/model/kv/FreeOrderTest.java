@@ -58,4 +58,27 @@ class FreeOrderTest {
         assertThrows(IllegalStateException.class, () -> kv.reference(job));
         assertEquals(3, pool.numFreeBlocks(), "nothing referenced");
     }
+
+    /**
+     * STALE_STEP_WRITE_INTO_REUSED_BLOCK names only a block someone holds: A's in-flight step writing a block that was
+     * reallocated to B, filled by B's load and freed again corrupts no one (the next owner's allocation overwrites it).
+     */
+    @Test
+    void aStaleStepWriteIntoABlockFreedAgainIsNoFinding() {
+        BlockPool one = new BlockPool(1, log);
+        KvCacheManager manager = new KvCacheManager(one, 4, log);
+        manager.allocateSlots("A", 4).orElseThrow();
+        TransferTarget step = manager.beginTransfer("A"); // A's step in flight
+        manager.free("A");
+        manager.allocateSlots("B", 4).orElseThrow();
+        manager.completeWrite(manager.beginTransfer("B")); // B's load lands
+        manager.free("B");
+        manager.completeDeviceWrite(step);
+        assertEquals(List.of(), log.all());
+        manager.allocateSlots("C", 4).orElseThrow();
+        manager.completeWrite(manager.beginTransfer("C"));
+        manager.completeDeviceWrite(step); // now C holds it, filled by its load: that is the finding
+        assertEquals(List.of(vllmrace.model.detect.ViolationKind.STALE_STEP_WRITE_INTO_REUSED_BLOCK),
+                log.all().stream().map(vllmrace.model.detect.Violation::kind).toList());
+    }
 }

@@ -1,6 +1,7 @@
 package vllmrace.model.sched;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -232,6 +233,35 @@ class SchedulerDetectorTest {
         assertEquals(Map.of("R", 4), s.schedule().numScheduledTokens(), "only the invalid block's tokens are recomputed");
         assertEquals(blocks, kv.getBlockIds("R"), "the valid block is kept, the invalid one rewritten in place");
         assertTrue(log.isEmpty(), log.toString());
+    }
+
+    /** One load fails while another, healthy one is still in flight: only the failed one is cut back or failed. */
+    @Test
+    void aFailedLoadBesideAHealthyOneTouchesOnlyItself() {
+        for (KvLoadFailurePolicy policy : KvLoadFailurePolicy.values()) {
+            ViolationLog log = new ViolationLog();
+            KvCacheManager kv = new KvCacheManager(new vllmrace.model.kv.BlockPool(8, log), 4, log);
+            TestAsyncConnector connector = new TestAsyncConnector(kv, SavePolicy.NEVER);
+            connector.remotePrefill("H", 8);
+            connector.remotePrefill("R", 8);
+            Scheduler s = new Scheduler(FixSet.all(), log, kv, connector, policy);
+            s.addRequest(new Request("H", 1, 8, 1));
+            s.addRequest(new Request("R", 2, 8, 1));
+            s.schedule(); // both loads start: two blocks each
+            connector.failLoad("R", 1);
+            step(s, connector);
+            Request h = s.getRequest("H");
+            assertEquals(RequestStatus.WAITING_FOR_REMOTE_KVS, h.status(), policy + ": the healthy load still runs");
+            assertEquals(0, h.numComputedTokens(), policy.toString());
+            assertEquals(2, kv.numBlocks("H"), policy.toString());
+            if (policy == KvLoadFailurePolicy.RECOMPUTE) {
+                assertEquals(4, s.getRequest("R").numComputedTokens(), "cut back to its first invalid block");
+                assertEquals(Set.of("R"), s.failedRecvingKvReqIds());
+            } else {
+                assertNull(s.getRequest("R"), "failed, finished and freed");
+            }
+            assertTrue(log.isEmpty(), policy + ": " + log);
+        }
     }
 
     @Test
