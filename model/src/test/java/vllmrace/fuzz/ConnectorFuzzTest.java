@@ -355,21 +355,7 @@ class ConnectorFuzzTest {
 
     /** The shortest sub-sequence (greedy, one op out at a time) that still fails. */
     static List<Op> shrink(FixSet fixes, Setting setting, List<Op> ops) {
-        List<Op> shortest = new ArrayList<>(ops);
-        boolean smaller = true;
-        while (smaller) {
-            smaller = false;
-            for (int i = 0; i < shortest.size(); i++) {
-                List<Op> without = new ArrayList<>(shortest);
-                without.remove(i);
-                if (run(fixes, setting, without, null) != null) {
-                    shortest = without;
-                    smaller = true;
-                    break;
-                }
-            }
-        }
-        return shortest;
+        return Shrink.greedy(ops, w -> run(fixes, setting, w, null) != null);
     }
 
     @Test
