@@ -21,7 +21,7 @@ import org.w3c.dom.NodeList;
  * it: delete the line).
  */
 final class MutationReport {
-    static final double TARGET_PERCENT = 90.0;
+    static final double TARGET_PERCENT = 95.0;
     static final String EQUIVALENTS = "model/src/test/pit/equivalent-mutants.tsv";
     static final String COMMAND = "mvn -B -q -Pmutation -pl model test-compile org.pitest:pitest-maven:mutationCoverage";
 
@@ -55,7 +55,7 @@ final class MutationReport {
     int run() throws IOException, InterruptedException {
         Path log = results.resolve("target/pit.log");
         Files.createDirectories(log.getParent());
-        out.line("running PIT over the model (" + COMMAND + "; about 4 minutes on 2 CPUs)");
+        out.line("running PIT over the model (" + COMMAND + "; about 14 minutes on 2 CPUs)");
         long start = System.nanoTime();
         Process pit = new ProcessBuilder(COMMAND.split(" ")).directory(root.toFile())
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
