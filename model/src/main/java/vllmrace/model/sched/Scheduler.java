@@ -375,9 +375,8 @@ public final class Scheduler {
      */
     private void updateAfterSchedule(SchedulerOutput out) {
         UpstreamPins.enter(UpstreamPin.SCHEDULER_UPDATE_AFTER_SCHEDULE);
-        if (kind.reservesPlaceholders()) {
-            UpstreamPins.enter(UpstreamPin.ASYNC_SCHEDULER_UPDATE_AFTER_SCHEDULE); // the override: super(), then placeholders
-        }
+        // the override: super(), then placeholders
+        UpstreamPins.enterWhen(kind.reservesPlaceholders(), UpstreamPin.ASYNC_SCHEDULER_UPDATE_AFTER_SCHEDULE);
         for (Map.Entry<String, Integer> scheduled : out.numScheduledTokens().entrySet()) {
             Request request = requests.get(scheduled.getKey());
             if (request == null) {
@@ -437,9 +436,8 @@ public final class Scheduler {
      */
     public synchronized List<EngineCoreOutput> updateFromOutput(SchedulerOutput schedulerOutput, ModelRunnerOutput modelRunnerOutput) {
         UpstreamPins.enter(UpstreamPin.SCHEDULER_UPDATE_FROM_OUTPUT);
-        if (kind.reservesPlaceholders()) {
-            UpstreamPins.enter(UpstreamPin.ASYNC_SCHEDULER_UPDATE_REQUEST_WITH_OUTPUT); // per request, inlined below
-        }
+        // per request, inlined below
+        UpstreamPins.enterWhen(kind.reservesPlaceholders(), UpstreamPin.ASYNC_SCHEDULER_UPDATE_REQUEST_WITH_OUTPUT);
         Objects.requireNonNull(schedulerOutput, "schedulerOutput");
         Objects.requireNonNull(modelRunnerOutput, "modelRunnerOutput");
         if (deferBlockFree() && schedulerOutput.totalNumScheduledTokens() > 0) {

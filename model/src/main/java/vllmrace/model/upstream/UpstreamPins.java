@@ -19,9 +19,24 @@ public final class UpstreamPins {
 
     /** Marks the calling model method as the mirror of {@code pin}; records it while {@link #record} runs. */
     public static void enter(UpstreamPin pin) {
+        mark(pin);
+    }
+
+    /**
+     * As {@link #enter}, where the calling method mirrors {@code pin} only in some configurations (an override that
+     * applies under the AsyncScheduler alone): one call, so the condition is part of the pin, not of the model.
+     */
+    public static void enterWhen(boolean applies, UpstreamPin pin) {
+        if (applies) {
+            mark(pin);
+        }
+    }
+
+    /** Records {@code pin} with the model method two frames up (the caller of enter / enterWhen). */
+    private static void mark(UpstreamPin pin) {
         Map<UpstreamPin, String> r = recording;
         if (r != null && !r.containsKey(pin)) {
-            r.put(pin, WALKER.walk(frames -> frames.skip(1).findFirst()
+            r.put(pin, WALKER.walk(frames -> frames.skip(2).findFirst()
                     .map(f -> simpleName(f.getClassName()) + "." + f.getMethodName()).orElse("?")));
         }
     }
