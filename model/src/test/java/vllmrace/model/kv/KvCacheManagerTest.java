@@ -203,4 +203,18 @@ class KvCacheManagerTest {
         assertFalse(log.has(ViolationKind.BLOCK_LEAK));
         assertTrue(log.isEmpty(), log::toString);
     }
+
+    /** A write into a block back in the free queue names nobody as its holder (ref_cnt 0), not an id-less toucher. */
+    @Test
+    void aWriteIntoAFreedBlockSaysNobodyHoldsIt() {
+        ViolationLog log = new ViolationLog();
+        KvCacheManager kv = new KvCacheManager(new BlockPool(2, log), 4, log);
+        kv.allocateSlots("R", 4);
+        var target = kv.beginTransfer("R");
+        kv.free("R");
+        kv.completeWrite(target);
+        List<Violation> all = log.all();
+        assertEquals(1, all.size(), all::toString);
+        assertTrue(all.get(0).detail().endsWith("now held by nobody (ref_cnt 0, in the free queue)"), all.get(0).detail());
+    }
 }
