@@ -1004,6 +1004,28 @@ public final class Scheduler {
         return requests.get(requestId);
     }
 
+    /**
+     * The request {@code requestId} names for a detector that outlives {@code requests}: the live one, else the last one
+     * added under the id (finished, freed), else null.
+     */
+    public synchronized Request requestNamed(String requestId) {
+        Request live = requests.get(requestId);
+        if (live != null) {
+            return live;
+        }
+        for (int i = added.size() - 1; i >= 0; i--) {
+            if (added.get(i).requestId().equals(requestId)) {
+                return added.get(i);
+            }
+        }
+        return null;
+    }
+
+    /** Every request ever added, in order, finished ones included (the detectors' list; upstream keeps none). */
+    public synchronized List<Request> addedSnapshot() {
+        return List.copyOf(added);
+    }
+
     public synchronized List<Request> requestsSnapshot() {
         return List.copyOf(requests.values());
     }

@@ -36,7 +36,7 @@ public final class ConnectorRig extends EngineRig {
         this.children = List.copyOf(children.apply(wiring().kvCacheManager()));
         multiConnector = new MultiConnector(fixes, this.children);
         wire(multiConnector, scheduler -> aggregator = new KvOutputAggregator(List.of(multiConnector), null, wiring().violations(),
-                scheduler::getRequest));
+                scheduler::requestNamed));
     }
 
     @Override

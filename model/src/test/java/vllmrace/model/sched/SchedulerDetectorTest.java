@@ -294,4 +294,22 @@ class SchedulerDetectorTest {
         assertEquals(0, pool.numUsedBlocks());
         assertTrue(log.isEmpty(), log.toString());
     }
+
+    /** The request an id names for the aggregator's CN1 count: live, else the last added under it, else none. */
+    @Test
+    void anIdNamesItsLiveRequestElseTheLastOneAddedUnderIt() {
+        Scheduler s = new Scheduler(FixSet.all(), new ViolationLog());
+        assertNull(s.requestNamed("R"));
+        Request first = new Request("R", 1, 1);
+        s.addRequest(first);
+        s.addRequest(new Request("Q", 2, 1));
+        assertTrue(s.requestNamed("R") == first, "live");
+        s.finishRequests(List.of("R"), RequestStatus.FINISHED_ABORTED);
+        assertTrue(s.requestNamed("R") == first, "freed: the last one added under R");
+        Request second = new Request("R", 3, 1);
+        s.addRequest(second);
+        s.finishRequests(List.of("R"), RequestStatus.FINISHED_ABORTED);
+        assertTrue(s.requestNamed("R") == second, "the later of two freed requests under R");
+        assertEquals(List.of(first, s.requestNamed("Q"), second), s.addedSnapshot());
+    }
 }

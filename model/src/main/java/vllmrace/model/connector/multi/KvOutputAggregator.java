@@ -21,10 +21,12 @@ import vllmrace.model.upstream.UpstreamPins;
  * for send and recv, starting at {@code expected_finished_count} = {@code get_finished_count() or world_size}) reaches
  * 0. The countdowns persist across steps.
  *
- * <p>Detector (CN1), no upstream counterpart: every id passed to the scheduler is checked against the scheduler's
- * request ({@code requestLookup}, read when the aggregated output is built, i.e. before {@code update_from_output}).
- * A second {@code finished_recving} of one id, or a second terminal event (a send, or a recv of a request that is
- * already finished or gone) is recorded as {@link ViolationKind#DUPLICATE_TRANSFER_EVENT}.
+ * <p>Detector (CN1), no upstream counterpart: every id passed to the scheduler is checked against the request the id
+ * names ({@code requestLookup}: the scheduler's live request, else the last one added under the id; read when the
+ * aggregated output is built, i.e. before {@code update_from_output}). A second {@code finished_recving} for one
+ * request, or a second terminal event (a send, or a recv of a request that is already finished) is recorded as
+ * {@link ViolationKind#DUPLICATE_TRANSFER_EVENT}. Counted per request, not per id: a request served and freed under an
+ * id earlier does not make the next one's single event a second (the id-reuse axis found the per-id count wrong).
  *
  * <p>Thread-safe: synchronized on the aggregator.
  */
@@ -35,13 +37,15 @@ public final class KvOutputAggregator implements KvConnectorWorker {
     private final Function<String, Request> requestLookup;
     private final Map<String, Integer> sendRemaining = new HashMap<>();
     private final Map<String, Integer> recvRemaining = new HashMap<>();
-    private final Map<String, Integer> recvEvents = new HashMap<>();
-    private final Map<String, Integer> terminalEvents = new HashMap<>();
+    /** Per request (its object), or per id for an id no request was ever added under. */
+    private final Map<Object, Integer> recvEvents = new HashMap<>();
+    private final Map<Object, Integer> terminalEvents = new HashMap<>();
 
     /**
      * @param workers               one worker-side connector per rank (world size = its size, at least 1)
      * @param expectedFinishedCount {@code get_finished_count()}, or null for the world size
-     * @param requestLookup         the scheduler's {@code requests.get}, for the CN1 detector (null: no detector)
+     * @param requestLookup         for the CN1 detector, the request an id names: the scheduler's live request, else the
+     *                              last one added under the id, else null (null lookup: no detector)
      * @throws IllegalArgumentException for no workers or an expected count below 1 (nothing is built)
      */
     public KvOutputAggregator(List<? extends KvConnectorWorker> workers, Integer expectedFinishedCount, ViolationLog violations,
@@ -113,21 +117,21 @@ public final class KvOutputAggregator implements KvConnectorWorker {
         }
         for (String id : KvConnectorOutput.sorted(out.finishedRecving())) {
             Request request = requestLookup.apply(id);
-            if (recvEvents.merge(id, 1, Integer::sum) > 1) {
+            if (recvEvents.merge(request == null ? id : request, 1, Integer::sum) > 1) {
                 violations.record(ViolationKind.DUPLICATE_TRANSFER_EVENT, id,
-                        "finished_recving(" + id + ") reported a second time (" + (request == null ? "request gone" : request) + ")");
+                        "finished_recving(" + id + ") reported a second time (" + (request == null ? "no such request" : request) + ")");
             }
             if (request == null || request.isFinished()) {
-                terminal(id, "finished_recving");
+                terminal(id, request, "finished_recving");
             }
         }
         for (String id : KvConnectorOutput.sorted(out.finishedSending())) {
-            terminal(id, "finished_sending");
+            terminal(id, requestLookup.apply(id), "finished_sending");
         }
     }
 
-    private void terminal(String id, String kind) {
-        if (terminalEvents.merge(id, 1, Integer::sum) > 1) {
+    private void terminal(String id, Request request, String kind) {
+        if (terminalEvents.merge(request == null ? id : request, 1, Integer::sum) > 1) {
             violations.record(ViolationKind.DUPLICATE_TRANSFER_EVENT, id,
                     kind + "(" + id + ") is a second terminal transfer event for the request");
         }

@@ -227,6 +227,21 @@ class MultiConnectorTest {
         assertTrue(log.has(ViolationKind.DUPLICATE_TRANSFER_EVENT));
     }
 
+    /** CN1 counts per request: a freed request's event under an id does not make the next request's one event a second. */
+    @Test
+    void aggregatorCountsTerminalEventsPerRequestNotPerId() {
+        KvConnectorOutput sendR = new KvConnectorOutput(Set.of("R"), Set.of(), Set.of());
+        java.util.Map<String, Request> named = new java.util.HashMap<>();
+        KvOutputAggregator agg = new KvOutputAggregator(List.of(ids -> KvConnectorOutput.EMPTY), null, log, named::get);
+        named.put("R", new Request("R", 1, 4, 1));
+        agg.aggregate(List.of(sendR));
+        named.put("R", new Request("R", 2, 4, 1)); // the id served again
+        agg.aggregate(List.of(sendR));
+        assertTrue(log.isEmpty(), log::toString);
+        agg.aggregate(List.of(sendR));
+        assertTrue(log.has(ViolationKind.DUPLICATE_TRANSFER_EVENT), "the second request's second event still counts");
+    }
+
     // ---- bad input: a specific exception with state unchanged, or a documented no-op ----
 
     @Test
