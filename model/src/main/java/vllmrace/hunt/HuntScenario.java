@@ -46,7 +46,7 @@ public final class HuntScenario extends RigScenario<EngineCoreRig> {
     }
 
     private HuntScenario(HuntProgram program, EngineCoreRig rig) {
-        super(rig);
+        super(rig, vllmrace.races.Params.DEFAULT);
         this.program = program;
         for (HuntRequest r : program.requests()) {
             add(r);

@@ -49,6 +49,7 @@ public abstract class EngineRig implements vllmrace.model.Wired {
     private final Map<String, Long> arrivalTimes = new HashMap<>();
     private final Map<String, Request> tracked = new HashMap<>();
     private final Map<String, String> finishReasons = new HashMap<>();
+    private final Map<String, Integer> priorRequestFinishedCalls = new HashMap<>();
     private long arrivalClock;
 
     /**
@@ -84,6 +85,33 @@ public abstract class EngineRig implements vllmrace.model.Wired {
 
     /** How many times the scheduler called the connector's {@code request_finished} for {@code requestId}. */
     public abstract int requestFinishedCalls(String requestId);
+
+    /** {@link #requestFinishedCalls} for the story's request under {@code requestId}: a prior request's calls not counted. */
+    public final int storyRequestFinishedCalls(String requestId) {
+        return requestFinishedCalls(requestId) - priorRequestFinishedCalls.getOrDefault(requestId, 0);
+    }
+
+    /**
+     * Set-up of a family's id-reuse point: a one-token request under {@code requestId} is added and the engine run to
+     * quiescence, so it is served, freed and reported; then its finish reason and request_finished calls are set aside,
+     * so the story's ending facts count only the story's own request. Called before the story sends anything.
+     *
+     * @throws IllegalStateException when the prior request does not end cleanly (a detector fired, something held), a
+     *     set-up the story cannot build on
+     */
+    public void servePrior(String requestId) {
+        if (arrivalClock != 0) {
+            throw new IllegalStateException("the prior request under " + requestId + " must be the rig's first");
+        }
+        sendAdd(requestId, 0, 1);
+        runToQuiescence();
+        if (!violations().all().isEmpty() || !allFreed() || finishReasons(requestId) == null) {
+            throw new IllegalStateException("set-up: the prior request under " + requestId + " did not end cleanly: "
+                    + violations().all() + ", " + scheduler().requestsSnapshot());
+        }
+        priorRequestFinishedCalls.put(requestId, requestFinishedCalls(requestId));
+        finishReasons.remove(requestId);
+    }
 
     /** The connector's part of {@link #progressSignature()}. */
     protected abstract String transfersSignature();

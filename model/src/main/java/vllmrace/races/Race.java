@@ -58,7 +58,7 @@ public enum Race {
             Expectation.BUG_FOUND,
             DoubleFreeOnAbortedAsyncSaveScenario.Outcome.class,
             (fixes, config, p) -> new DoubleFreeOnAbortedAsyncSaveScenario(fixes, config, p),
-            List.of(Params.DEFAULT, Params.of("maxTokens", 2), Params.of("otherRequests", 1))),
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("maxTokens", 2), Params.of("otherRequests", 1))),
     AbortOfFinishedDelayFreed(
             Component.SCHEDULER,
             "#25067",
@@ -66,7 +66,7 @@ public enum Race {
             Expectation.BUG_FOUND,
             AbortOfFinishedDelayFreedScenario.Outcome.class,
             (fixes, config, p) -> new AbortOfFinishedDelayFreedScenario(fixes, config, p),
-            List.of(Params.DEFAULT, Params.of("stopToken", 1), Params.of("otherRequests", 1))),
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("stopToken", 1), Params.of("otherRequests", 1), Params.of("maxTokens", 2))),
     AbortLosesToFinalStep(
             Component.SCHEDULER,
             "#29987 (fixes #26400)",
@@ -74,7 +74,7 @@ public enum Race {
             Expectation.BUG_FOUND,
             AbortLosesToFinalStepScenario.Outcome.class,
             (fixes, config, p) -> new AbortLosesToFinalStepScenario(fixes, config, p),
-            List.of(Params.DEFAULT, Params.of("stopToken", 1), Params.of("otherRequests", 1))),
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("stopToken", 1), Params.of("otherRequests", 1))),
     AbortedLoadFreesBlocks(
             Component.SCHEDULER,
             "#32255",
@@ -82,7 +82,7 @@ public enum Race {
             Expectation.BUG_FOUND,
             AbortedLoadFreesBlocksScenario.Outcome.class,
             (fixes, config, p) -> new AbortedLoadFreesBlocksScenario(fixes, config, p),
-            List.of(Params.DEFAULT, Params.of("promptBlocks", 2))),
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("promptBlocks", 2))),
     AbortedLoadLeak(
             Component.SCHEDULER,
             "#32255's review (its fix in main at 00024d31, PR not identified)",
@@ -90,7 +90,7 @@ public enum Race {
             Expectation.BUG_FOUND,
             AbortedLoadLeakScenario.Outcome.class,
             (fixes, config, p) -> new AbortedLoadLeakScenario(fixes, config, p),
-            List.of(Params.DEFAULT, Params.of("promptBlocks", 2))),
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("promptBlocks", 2))),
     StopStringLateAbort(
             Component.FRONTEND,
             "#23697",
@@ -114,7 +114,7 @@ public enum Race {
             Expectation.NOT_APPLICABLE,
             ExtraAsyncSavesDedupScenario.Outcome.class,
             (fixes, config, p) -> new ExtraAsyncSavesDedupScenario(fixes, config, p),
-            List.of(Params.DEFAULT, Params.of("savingChildren", 3))),
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("savingChildren", 3))),
     LateLoadCompletionUnion(
             Component.CONNECTOR,
             "seed 003 (#53049)",
@@ -122,7 +122,7 @@ public enum Race {
             Expectation.BUG_FOUND,
             LateLoadCompletionUnionScenario.Outcome.class,
             (fixes, config, p) -> new LateLoadCompletionUnionScenario(fixes, config, p),
-            List.of(Params.DEFAULT, Params.of("promptBlocks", 2), Params.of("stopToken", 1))),
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("promptBlocks", 2), Params.of("stopToken", 1))),
     PullIntoFreedBlocks(
             Component.CONNECTOR,
             "seed 003 (#53049, aggravating factor)",
@@ -130,7 +130,7 @@ public enum Race {
             Expectation.BUG_FOUND,
             PullIntoFreedBlocksScenario.Outcome.class,
             (fixes, config, p) -> new PullIntoFreedBlocksScenario(fixes, config, p),
-            List.of(Params.DEFAULT, Params.of("promptBlocks", 2), Params.of("stopToken", 1))),
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("promptBlocks", 2), Params.of("stopToken", 1))),
     RecvAndSendForAbortedLoad(
             Component.CONNECTOR,
             "#46240",
@@ -138,7 +138,7 @@ public enum Race {
             Expectation.BUG_FOUND,
             RecvAndSendForAbortedLoadScenario.Outcome.class,
             (fixes, config, p) -> new RecvAndSendForAbortedLoadScenario(fixes, config, p),
-            List.of(Params.DEFAULT, Params.of("promptBlocks", 2))),
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("promptBlocks", 2))),
     ConcurrentAbortKillsReadd(
             Component.FRONTEND,
             "#15326 residual (found by this suite)",
@@ -155,7 +155,7 @@ public enum Race {
             Window.ORDER,
             IdleWithDelayFreedOnlyScenario.Outcome.class,
             (fixes, config, p) -> new IdleWithDelayFreedOnlyScenario(fixes, config, p),
-            List.of(Params.DEFAULT, Params.of("stopToken", 1), Params.of("otherRequests", 1))),
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("stopToken", 1), Params.of("otherRequests", 1), Params.of("maxTokens", 2))),
     DelayFreedNeverReleased(
             Component.SCHEDULER,
             "#46283, PR #46289",
@@ -164,7 +164,7 @@ public enum Race {
             Window.LOST_EVENT,
             DelayFreedNeverReleasedScenario.Outcome.class,
             (fixes, config, p) -> new DelayFreedNeverReleasedScenario(fixes, config, p),
-            List.of(Params.DEFAULT, Params.of("promptBlocks", 2))),
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("promptBlocks", 2))),
     SkippedWaitingAdmissionDeadlock(
             Component.SCHEDULER,
             "PR #57841 (same end state #57104, #53130)",
@@ -172,7 +172,7 @@ public enum Race {
             Expectation.BUG_FOUND,
             SkippedWaitingAdmissionDeadlockScenario.Outcome.class,
             (fixes, config, p) -> new SkippedWaitingAdmissionDeadlockScenario(fixes, config, p),
-            List.of(Params.DEFAULT, Params.of("promptBlocks", 2))),
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("promptBlocks", 2))),
     DoubleAbortApplication(
             Component.SCHEDULER,
             "#29987 with reused ids (found by this suite)",
@@ -181,7 +181,7 @@ public enum Race {
             Window.SEQUENTIAL,
             DoubleAbortApplicationScenario.Outcome.class,
             (fixes, config, p) -> new DoubleAbortApplicationScenario(fixes, config, p),
-            List.of(Params.DEFAULT, Params.of("maxTokens", 2))),
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("maxTokens", 2))),
     AsyncFreeUnderInFlightStep(
             Component.SCHEDULER,
             "#45357 (also vllm-ascend #14055)",
@@ -190,7 +190,7 @@ public enum Race {
             Window.ORDER,
             AsyncFreeUnderInFlightStepScenario.Outcome.class,
             (fixes, config, p) -> new AsyncFreeUnderInFlightStepScenario(fixes, config, p),
-            List.of(Params.DEFAULT, Params.of("maxTokens", 2))),
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("maxTokens", 2))),
     PlaceholderUnderflowOnPreempt(
             Component.SCHEDULER,
             "#48245 (reworks #47900; family #46066, #45430, #42492)",
@@ -199,7 +199,7 @@ public enum Race {
             Window.ORDER,
             PlaceholderUnderflowOnPreemptScenario.Outcome.class,
             (fixes, config, p) -> new PlaceholderUnderflowOnPreemptScenario(fixes, config, p),
-            List.of(Params.DEFAULT, Params.of("promptBlocks", 2))),
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("promptBlocks", 2))),
     PreemptedInFinalStepEmptyBlocks(
             Component.SCHEDULER,
             "#50297 (replaces #48141; built on #48245)",
@@ -208,7 +208,7 @@ public enum Race {
             Window.ORDER,
             PreemptedInFinalStepEmptyBlocksScenario.Outcome.class,
             (fixes, config, p) -> new PreemptedInFinalStepEmptyBlocksScenario(fixes, config, p),
-            List.of(Params.DEFAULT, Params.of("stopToken", 1), Params.of("promptBlocks", 2))),
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("stopToken", 1), Params.of("promptBlocks", 2))),
     StoreReadsPreemptedBlocks(
             Component.SCHEDULER,
             "#52360, fix #52372 (ABA twin #51637)",
@@ -217,7 +217,7 @@ public enum Race {
             Window.ORDER,
             StoreReadsPreemptedBlocksScenario.Outcome.class,
             (fixes, config, p) -> new StoreReadsPreemptedBlocksScenario(fixes, config, p),
-            List.of(Params.DEFAULT, Params.of("maxTokens", 2))),
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("maxTokens", 2))),
     ReusedIdStaleOutputUnderflow(
             Component.SCHEDULER,
             "#42492 (rediscovered by this suite's race hunt)",
@@ -226,7 +226,7 @@ public enum Race {
             Window.SEQUENTIAL,
             ReusedIdStaleOutputUnderflowScenario.Outcome.class,
             (fixes, config, p) -> new ReusedIdStaleOutputUnderflowScenario(fixes, config, p),
-            List.of(Params.DEFAULT, Params.of("maxTokens", 3)));
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("maxTokens", 3)));
 
     /** Builds a race's scenario: the fixes ON, the deployment's configuration, a point of its family. */
     @FunctionalInterface

@@ -20,9 +20,26 @@ public abstract class RigScenario<R extends EngineRig> extends TwoActorScenario 
 
     protected final R rig;
 
-    protected RigScenario(R rig) {
+    /** The family dimension every rig story has: 1 serves an earlier request under the story's own id first. */
+    public static final String PRIOR_USE = "priorUse";
+
+    /**
+     * A story over {@code rig} at one point of its family. At {@code priorUse=1} an earlier request under the story's id
+     * ({@link #reusedId()}) is served to its end and the engine settled before the story's set-up begins
+     * ({@link EngineRig#servePrior}): the engine id reused, as a deployment that passes client ids through unrandomized
+     * sends it, so every per-id record the scheduler and the connectors keep has seen the id once already.
+     */
+    protected RigScenario(R rig, Params p) {
         super(Objects.requireNonNull(rig, "rig"));
         this.rig = rig;
+        if (p.get(PRIOR_USE, 0, 0) == 1) {
+            rig.servePrior(reusedId());
+        }
+    }
+
+    /** The id a {@code priorUse} point serves first: the story's request (called before the subclass's set-up). */
+    protected String reusedId() {
+        return REQUEST_ID;
     }
 
     public R rig() {
@@ -49,7 +66,7 @@ public abstract class RigScenario<R extends EngineRig> extends TwoActorScenario 
         return new Ending.Fact(requestId + " ended " + allowed + ", its finish reason sent once, request_finished once", () -> {
             RequestStatus s = rig.request(requestId).status();
             return allowed.contains(s) && Objects.equals(finishReasonOf(s), rig.finishReasons(requestId))
-                    && rig.requestFinishedCalls(requestId) == 1;
+                    && rig.storyRequestFinishedCalls(requestId) == 1;
         });
     }
 

@@ -13,6 +13,7 @@ import vllmrace.model.detect.ViolationLog;
  * accepts the outcome only with exactly the detectors it declares.
  */
 public abstract class TwoActorScenario implements RaceScenario {
+    private final vllmrace.model.Wired system;
     private final StepLog stepLog;
     private final ViolationLog violations;
     private int setupSteps;
@@ -21,6 +22,7 @@ public abstract class TwoActorScenario implements RaceScenario {
 
     /** A scenario over {@code system}: its step log and detectors are the scenario's. */
     protected TwoActorScenario(vllmrace.model.Wired system) {
+        this.system = system;
         this.stepLog = system.stepLog();
         this.violations = system.violations();
     }
@@ -30,6 +32,11 @@ public abstract class TwoActorScenario implements RaceScenario {
         this.setupSteps = stepLog.size();
         this.actor1 = actor1;
         this.actor2 = actor2;
+    }
+
+    /** The model the scenario runs on (its engine process, and the frontend where it has one). */
+    public final vllmrace.model.Wired system() {
+        return system;
     }
 
     @Override

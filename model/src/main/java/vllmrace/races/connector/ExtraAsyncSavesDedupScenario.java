@@ -60,17 +60,17 @@ public final class ExtraAsyncSavesDedupScenario extends RigScenario<ConnectorRig
 
     /** The scenario at one point of its family: {@code savingChildren}, the async-saving children (default 2). */
     public ExtraAsyncSavesDedupScenario(FixSet fixes, Configuration config, Params p) {
-        this(new LmCacheConnector[p.get("savingChildren", 2, 2)], fixes, config);
+        this(new LmCacheConnector[p.get("savingChildren", 2, 2)], fixes, config, p);
     }
 
-    private ExtraAsyncSavesDedupScenario(LmCacheConnector[] c, FixSet fixes, Configuration config) {
+    private ExtraAsyncSavesDedupScenario(LmCacheConnector[] c, FixSet fixes, Configuration config, Params p) {
         super(new ConnectorRig(fixes, config, 1, kv -> {
             c[0] = new LmCacheConnector("LMCacheMPConnector", kv, true, fixes, config);
             for (int i = 1; i < c.length; i++) {
                 c[i] = new LmCacheConnector(i == 1 ? "OffloadingConnector" : "OffloadingConnector" + i, kv, true, fixes, config);
             }
             return List.of(c);
-        }));
+        }), p);
         this.lmcache = c[0];
         this.offloading = List.of(c).subList(1, c.length);
         rig.sendAdd(REQUEST_ID, 4, 1);

@@ -97,17 +97,17 @@ public final class LateLoadCompletionUnionScenario extends RigScenario<Connector
      * (default 1); {@code stopToken} (1: R finishes by a stop token, FINISHED_STOPPED, instead of by length).
      */
     public LateLoadCompletionUnionScenario(FixSet fixes, Configuration config, Params p) {
-        this(new Object[2], fixes, config, p.get("promptBlocks", 1, 1), p.get("stopToken", 0, 0) == 1);
+        this(new Object[2], fixes, config, p.get("promptBlocks", 1, 1), p.get("stopToken", 0, 0) == 1, p);
     }
 
-    private LateLoadCompletionUnionScenario(Object[] c, FixSet fixes, Configuration config, int blocks, boolean stopToken) {
+    private LateLoadCompletionUnionScenario(Object[] c, FixSet fixes, Configuration config, int blocks, boolean stopToken, Params p) {
         super(new ConnectorRig(fixes, config, blocks, kv -> {
             NixlDecodeConnector n = new NixlDecodeConnector("NixlConnector", kv, fixes);
             LmCacheConnector l = new LmCacheConnector("LMCacheMPConnector", kv, false, fixes, config);
             c[0] = n;
             c[1] = l;
             return List.of(n, l);
-        }));
+        }), p);
         this.stopToken = stopToken;
         this.nixl = (NixlDecodeConnector) c[0];
         this.lmcache = (LmCacheConnector) c[1];

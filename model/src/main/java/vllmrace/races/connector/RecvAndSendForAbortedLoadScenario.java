@@ -94,14 +94,14 @@ public final class RecvAndSendForAbortedLoadScenario extends RigScenario<Connect
 
     /** The scenario at one point of its family: {@code promptBlocks}, R's prompt in blocks (default 1). */
     public RecvAndSendForAbortedLoadScenario(FixSet fixes, Configuration config, Params p) {
-        this(new NixlDecodeConnector[1], fixes, config, p.get("promptBlocks", 1, 1));
+        this(new NixlDecodeConnector[1], fixes, config, p.get("promptBlocks", 1, 1), p);
     }
 
-    private RecvAndSendForAbortedLoadScenario(NixlDecodeConnector[] n, FixSet fixes, Configuration config, int blocks) {
+    private RecvAndSendForAbortedLoadScenario(NixlDecodeConnector[] n, FixSet fixes, Configuration config, int blocks, Params p) {
         super(new ConnectorRig(fixes, config, 6, kv -> {
             n[0] = new NixlDecodeConnector("NixlConnector", kv, fixes);
             return List.of(n[0], new LmCacheConnector("LMCacheConnectorV1 (offload)", kv, true, fixes, config));
-        }));
+        }), p);
         this.nixl = n[0];
         nixl.remotePrefill(REQUEST_ID, 4 * blocks);
         rig.sendAdd(REQUEST_ID, 4 * blocks, 1);

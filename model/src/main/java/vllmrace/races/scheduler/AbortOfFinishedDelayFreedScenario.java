@@ -72,7 +72,7 @@ public final class AbortOfFinishedDelayFreedScenario extends SchedulerRaceScenar
 
     /** The scenario at one point of its family (see the race's grid). */
     public AbortOfFinishedDelayFreedScenario(FixSet fixes, Configuration config, Params p) {
-        super(new EngineCoreRig(fixes, config, SavePolicy.ON_SUCCESS, 4));
+        super(new EngineCoreRig(fixes, config, SavePolicy.ON_SUCCESS, 4), p);
         sendFamily(REQUEST_ID, p);
         rig.dispatchStep(); // ADD applied; schedule(1) runs R's final step, in flight
         rig.track(REQUEST_ID);

@@ -60,12 +60,12 @@ public final class AbortedLoadFreesBlocksScenario extends SchedulerRaceScenario 
 
     /** The scenario at one point of its family (see the race's grid). */
     public AbortedLoadFreesBlocksScenario(FixSet fixes, Configuration config, Params p) {
-        this(fixes, config, p.get("promptBlocks", 1, 1));
+        this(fixes, config, p.get("promptBlocks", 1, 1), p);
     }
 
     /** R's prompt fills {@code blocks} blocks, and so does the pool: R2 gets them only if they are freed. */
-    private AbortedLoadFreesBlocksScenario(FixSet fixes, Configuration config, int blocks) {
-        super(new EngineCoreRig(fixes, config, SavePolicy.NEVER, blocks));
+    private AbortedLoadFreesBlocksScenario(FixSet fixes, Configuration config, int blocks, Params p) {
+        super(new EngineCoreRig(fixes, config, SavePolicy.NEVER, blocks), p);
         rig.connector().remotePrefill(REQUEST_ID, 4 * blocks);
         rig.sendAdd(REQUEST_ID, 4 * blocks, 1);
         rig.sendAdd(OTHER_REQUEST_ID, 4 * blocks, 1);

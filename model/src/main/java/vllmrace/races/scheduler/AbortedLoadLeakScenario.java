@@ -65,12 +65,12 @@ public final class AbortedLoadLeakScenario extends SchedulerRaceScenario {
 
     /** The scenario at one point of its family (see the race's grid). */
     public AbortedLoadLeakScenario(FixSet fixes, Configuration config, Params p) {
-        this(fixes, config, p.get("promptBlocks", 1, 1));
+        this(fixes, config, p.get("promptBlocks", 1, 1), p);
     }
 
     /** R's prompt fills {@code blocks} blocks. */
-    private AbortedLoadLeakScenario(FixSet fixes, Configuration config, int blocks) {
-        super(new EngineCoreRig(fixes, config, SavePolicy.NEVER, 4 * blocks));
+    private AbortedLoadLeakScenario(FixSet fixes, Configuration config, int blocks, Params p) {
+        super(new EngineCoreRig(fixes, config, SavePolicy.NEVER, 4 * blocks), p);
         rig.connector().remotePrefill(REQUEST_ID, 4 * blocks);
         rig.sendAdd(REQUEST_ID, 4 * blocks, 1);
         rig.runBusyLoopOnce(); // ADD applied; schedule(1) starts the async load; update_from_output(1)

@@ -70,7 +70,7 @@ public final class AsyncFreeUnderInFlightStepScenario extends SchedulerRaceScena
 
     /** The scenario at one point of its family: {@code maxTokens} of R (default 3; R stops at its first token). */
     public AsyncFreeUnderInFlightStepScenario(FixSet fixes, Configuration config, Params p) {
-        super(new EngineCoreRig(fixes, config, SavePolicy.NEVER, 1));
+        super(new EngineCoreRig(fixes, config, SavePolicy.NEVER, 1), p);
         int bs = EngineCoreRig.BLOCK_SIZE;
         rig.sendAdd(REQUEST_ID, bs - 1, p.get("maxTokens", 3, 2), 1);
         rig.connector().remotePrefill(LOADING, bs);

@@ -67,11 +67,11 @@ public final class DelayFreedNeverReleasedScenario extends SchedulerRaceScenario
 
     /** The scenario at one point of its family (see the race's grid): {@code promptBlocks} (default 1). */
     public DelayFreedNeverReleasedScenario(FixSet fixes, Configuration config, Params p) {
-        this(fixes, config, p.get("promptBlocks", 1, 1));
+        this(fixes, config, p.get("promptBlocks", 1, 1), p);
     }
 
-    private DelayFreedNeverReleasedScenario(FixSet fixes, Configuration config, int blocks) {
-        super(new EngineCoreRig(fixes, config, SavePolicy.NEVER, 4 * blocks));
+    private DelayFreedNeverReleasedScenario(FixSet fixes, Configuration config, int blocks, Params p) {
+        super(new EngineCoreRig(fixes, config, SavePolicy.NEVER, 4 * blocks), p);
         rig.connector().remotePrefill(REQUEST_ID, 4 * blocks);
         rig.sendAdd(REQUEST_ID, 4 * blocks, 1);
         rig.runBusyLoopOnce(); // ADD applied; schedule(1) allocates R's blocks and registers the receive

@@ -78,7 +78,7 @@ public final class DoubleAbortApplicationScenario extends SchedulerRaceScenario 
 
     /** The scenario at one point of its family: {@code maxTokens} of X and Y (default 4). */
     public DoubleAbortApplicationScenario(FixSet fixes, Configuration config, Params p) {
-        super(new EngineCoreRig(fixes, config, SavePolicy.NEVER, 8));
+        super(new EngineCoreRig(fixes, config, SavePolicy.NEVER, 8), p);
         int maxTokens = p.get("maxTokens", 4, 2);
         ids = rig.resubmission(CLIENT_ID);
         rig.sendAdd(ids.first(), 4, maxTokens);

@@ -76,7 +76,7 @@ public final class DoubleFreeOnAbortedAsyncSaveScenario extends SchedulerRaceSce
 
     /** The scenario at one point of its family (see the race's grid). */
     public DoubleFreeOnAbortedAsyncSaveScenario(FixSet fixes, Configuration config, Params p) {
-        super(new EngineCoreRig(fixes, config, SavePolicy.ALWAYS, 4));
+        super(new EngineCoreRig(fixes, config, SavePolicy.ALWAYS, 4), p);
         sendFamily(REQUEST_ID, p);
         rig.admit(REQUEST_ID);
         actors(rig.clientAbort(REQUEST_ID), rig.busyLoop().iteration().iteration().build());

@@ -71,7 +71,7 @@ public final class IdleWithDelayFreedOnlyScenario extends SchedulerRaceScenario 
 
     /** The scenario at one point of its family (see the race's grid). */
     public IdleWithDelayFreedOnlyScenario(FixSet fixes, Configuration config, Params p) {
-        super(new EngineCoreRig(fixes, config, SavePolicy.ON_SUCCESS, 4 + 4 * p.get("otherRequests", 0, 0)));
+        super(new EngineCoreRig(fixes, config, SavePolicy.ON_SUCCESS, 4 + 4 * p.get("otherRequests", 0, 0)), p);
         sendFamily(REQUEST_ID, p);
         rig.runBusyLoopOnce(); // ADD applied; schedule(1) runs R's final step
         rig.track(REQUEST_ID);

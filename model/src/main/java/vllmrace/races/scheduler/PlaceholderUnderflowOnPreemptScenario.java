@@ -90,11 +90,11 @@ public final class PlaceholderUnderflowOnPreemptScenario extends SchedulerRaceSc
 
     /** The scenario at one point of its family: {@code promptBlocks} (A's and R's prompts in blocks, default 1; the pool grows). */
     public PlaceholderUnderflowOnPreemptScenario(FixSet fixes, Configuration config, Params p) {
-        this(fixes, config, p.get("promptBlocks", 1, 1));
+        this(fixes, config, p.get("promptBlocks", 1, 1), p);
     }
 
-    private PlaceholderUnderflowOnPreemptScenario(FixSet fixes, Configuration config, int blocks) {
-        super(new EngineCoreRig(fixes, config, SavePolicy.ON_SUCCESS, 1 + 2 * blocks, BATCH_QUEUE_SIZE));
+    private PlaceholderUnderflowOnPreemptScenario(FixSet fixes, Configuration config, int blocks, Params p) {
+        super(new EngineCoreRig(fixes, config, SavePolicy.ON_SUCCESS, 1 + 2 * blocks, BATCH_QUEUE_SIZE), p);
         int bs = EngineCoreRig.BLOCK_SIZE;
         rig.sendAdd(ABORTED, 2, 2);
         rig.sendAdd(PRESSURE, blocks * bs, 3);

@@ -85,11 +85,11 @@ public final class PreemptedInFinalStepEmptyBlocksScenario extends SchedulerRace
      * grows with them), {@code stopToken} (1: R's first output token is a stop token, max_tokens 2, FINISHED_STOPPED).
      */
     public PreemptedInFinalStepEmptyBlocksScenario(FixSet fixes, Configuration config, Params p) {
-        this(fixes, config, p.get("promptBlocks", 1, 1), p.get("stopToken", 0, 0) == 1);
+        this(fixes, config, p.get("promptBlocks", 1, 1), p.get("stopToken", 0, 0) == 1, p);
     }
 
-    private PreemptedInFinalStepEmptyBlocksScenario(FixSet fixes, Configuration config, int blocks, boolean stop) {
-        super(new EngineCoreRig(fixes, config, SavePolicy.ON_SUCCESS, 1 + 2 * blocks));
+    private PreemptedInFinalStepEmptyBlocksScenario(FixSet fixes, Configuration config, int blocks, boolean stop, Params p) {
+        super(new EngineCoreRig(fixes, config, SavePolicy.ON_SUCCESS, 1 + 2 * blocks), p);
         int bs = EngineCoreRig.BLOCK_SIZE;
         rig.sendAdd(ABORTED, 2, 2);
         rig.sendAdd(PRESSURE, blocks * bs, 2);

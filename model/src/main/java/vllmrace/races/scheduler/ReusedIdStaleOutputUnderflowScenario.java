@@ -81,7 +81,7 @@ public final class ReusedIdStaleOutputUnderflowScenario extends SchedulerRaceSce
 
     /** The scenario at one point of its family: {@code maxTokens} of A and B (default 2). */
     public ReusedIdStaleOutputUnderflowScenario(FixSet fixes, Configuration config, Params p) {
-        super(new EngineCoreRig(fixes, config, SavePolicy.NEVER, 3));
+        super(new EngineCoreRig(fixes, config, SavePolicy.NEVER, 3), p);
         int maxTokens = p.get("maxTokens", 2, 2);
         ids = rig.resubmission(CLIENT_ID);
         rig.sendAdd(ids.first(), 2 * EngineCoreRig.BLOCK_SIZE, maxTokens);

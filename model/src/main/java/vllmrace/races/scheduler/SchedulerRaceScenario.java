@@ -9,8 +9,8 @@ import vllmrace.races.RigScenario;
  */
 abstract class SchedulerRaceScenario extends RigScenario<EngineCoreRig> {
 
-    SchedulerRaceScenario(EngineCoreRig rig) {
-        super(rig);
+    SchedulerRaceScenario(EngineCoreRig rig, Params p) {
+        super(rig, p);
     }
 
     /**

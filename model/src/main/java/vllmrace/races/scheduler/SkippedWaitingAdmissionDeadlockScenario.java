@@ -70,11 +70,11 @@ public final class SkippedWaitingAdmissionDeadlockScenario extends SchedulerRace
 
     /** The scenario at one point of its family (see the race's grid): {@code promptBlocks} scales both prompts and the pool. */
     public SkippedWaitingAdmissionDeadlockScenario(FixSet fixes, Configuration config, Params p) {
-        this(fixes, config, p.get("promptBlocks", 1, 1));
+        this(fixes, config, p.get("promptBlocks", 1, 1), p);
     }
 
-    private SkippedWaitingAdmissionDeadlockScenario(FixSet fixes, Configuration config, int scale) {
-        super(new EngineCoreRig(fixes, config, SavePolicy.NEVER, 4 * scale));
+    private SkippedWaitingAdmissionDeadlockScenario(FixSet fixes, Configuration config, int scale, Params p) {
+        super(new EngineCoreRig(fixes, config, SavePolicy.NEVER, 4 * scale), p);
         int bs = EngineCoreRig.BLOCK_SIZE;
         rig.connector().chunkBeingWritten(BLOCKLESS);
         rig.connector().remotePrefill(LOADING, 2 * scale * bs);
@@ -84,6 +84,12 @@ public final class SkippedWaitingAdmissionDeadlockScenario extends SchedulerRace
         actors(rig.event("connector", "OffloadingConnector: the chunk of A's prefix is written",
                         () -> rig.connector().chunkWritten(BLOCKLESS)),
                 rig.busyLoop().iteration().workerTransfersComplete().iteration().iteration().build());
+    }
+
+    /** The request whose remote load the deadlock strands: its id is the one a {@code priorUse} point reuses. */
+    @Override
+    protected String reusedId() {
+        return LOADING;
     }
 
     @Override

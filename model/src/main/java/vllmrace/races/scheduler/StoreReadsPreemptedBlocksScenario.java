@@ -70,7 +70,7 @@ public final class StoreReadsPreemptedBlocksScenario extends SchedulerRaceScenar
 
     /** The scenario at one point of its family: {@code maxTokens} of A (default 3). */
     public StoreReadsPreemptedBlocksScenario(FixSet fixes, Configuration config, Params p) {
-        super(new EngineCoreRig(fixes, config, SavePolicy.NEVER, 2));
+        super(new EngineCoreRig(fixes, config, SavePolicy.NEVER, 2), p);
         boolean sync = config.schedulerKind() == SchedulerKind.SCHEDULER;
         rig.connector().storeWhileRunning(REQUEST_ID);
         rig.sendAdd(GROWING, EngineCoreRig.BLOCK_SIZE, p.get("maxTokens", 3, 2));
