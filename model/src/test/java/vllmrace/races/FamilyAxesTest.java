@@ -71,7 +71,7 @@ class FamilyAxesTest {
      */
     static TokenPath tokenPath(RaceScenario run, Params point) {
         List<Request> added = ((TwoActorScenario) run).system().scheduler().addedSnapshot();
-        List<Request> story = point.toString().contains(RigScenario.PRIOR_USE + "=1") ? added.subList(1, added.size()) : added;
+        List<Request> story = point.get(RigScenario.PRIOR_USE, 0, 0) == 1 ? added.subList(1, added.size()) : added;
         TokenPath path = TokenPath.NONE;
         for (Request r : story) {
             int n = r.numOutputTokens();
