@@ -64,7 +64,7 @@ public final class Catalogue {
             return;
         }
         if (options.deep()) {
-            System.setProperty("vllmrace.jcstress.args", "-m quick");
+            System.setProperty("vllmrace.jcstress.args", JcstressRun.DEEP_NAME);
             System.setProperty("vllmrace.lincheck.scale", "10");
         }
         try {

@@ -33,11 +33,24 @@ public final class JcstressRun {
      * being whole model instances), and the actors start together more often, which is where these races' windows
      * are: per test about 1 s instead of 3.7 s (JDK 25), with 5 to 10 times the violating rate. On JDK 17 JCStress
      * still splits every test on +-UseBiasedLocking (two forks); JDK 18 and later have no biased locking, so the child
-     * runs on a newer JDK when one is found ({@link JcstressJava}). The deep profile runs the full matrix.
+     * runs on a newer JDK when one is found ({@link JcstressJava}). The deep profile runs the full matrix ({@link #DEEP}).
      */
     public static final List<String> QUICK = List.of("-m", "quick", "-sc", "false", "-fsm", "0", "-iters", "4",
             "-time", "100", "-strideCount", "1", "-strideSize", "64",
             "-jvmArgs", "-XX:+UnlockDiagnosticVMOptions -XX:TieredStopAtLevel=1");
+
+    /**
+     * The opt-in deep profile's settings ({@code -Dvllmrace.jcstress.args=deep}): {@link #QUICK}'s strides and iteration
+     * time, which suit samples that are whole model instances, but JCStress's full JVM-mode matrix (interpreter, C1,
+     * C2, their stress modes), split compilation and the second ("stress") fork. JCStress's own strides and one-second
+     * iterations here made the matrix's 686 configurations last over 1 h 45 min on 2 CPUs, with the violating rates
+     * 5 to 10 times lower, so that many reported variants needed their relaunches.
+     */
+    public static final List<String> DEEP = List.of("-m", "quick", "-iters", "4", "-time", "100",
+            "-strideCount", "1", "-strideSize", "64");
+
+    /** The value of {@code vllmrace.jcstress.args} that selects {@link #DEEP}. */
+    public static final String DEEP_NAME = "deep";
 
     private final Path workDir;
     private final List<String> modeArgs;
@@ -51,12 +64,21 @@ public final class JcstressRun {
 
     /**
      * Settings from the system properties {@code vllmrace.jcstress.workdir} and {@code vllmrace.jcstress.args}
-     * (space-separated JCStress options; the opt-in deep profile sets them), defaulting to {@link #QUICK}.
+     * (space-separated JCStress options, or {@value #DEEP_NAME} for {@link #DEEP}, which the opt-in deep profile sets),
+     * defaulting to {@link #QUICK}.
      */
     public static JcstressRun fromSystemProperties() {
         Path workDir = Path.of(System.getProperty("vllmrace.jcstress.workdir", "target/jcstress"));
-        String args = System.getProperty("vllmrace.jcstress.args", "").trim();
-        return new JcstressRun(workDir, args.isEmpty() ? QUICK : Arrays.asList(args.split("\\s+")), JcstressJava.resolve());
+        return new JcstressRun(workDir, settingsNamed(System.getProperty("vllmrace.jcstress.args", "")), JcstressJava.resolve());
+    }
+
+    /** The JCStress options {@code args} stands for: {@link #QUICK} when blank, {@link #DEEP} by name, else the options. */
+    static List<String> settingsNamed(String args) {
+        String trimmed = args.trim();
+        if (trimmed.isEmpty()) {
+            return QUICK;
+        }
+        return trimmed.equals(DEEP_NAME) ? DEEP : Arrays.asList(trimmed.split("\\s+"));
     }
 
     /** The JCStress options this run uses. */
