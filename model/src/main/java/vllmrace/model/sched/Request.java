@@ -40,8 +40,11 @@ public final class Request {
      *     {@code maxTokens}
      */
     public Request(String requestId, long arrivalTime, int numPromptTokens, int maxTokens) {
-        this(requestId, arrivalTime, numPromptTokens, maxTokens, 0);
+        this(requestId, arrivalTime, numPromptTokens, maxTokens, NO_STOP_TOKEN);
     }
+
+    /** {@link #stopTokenAt()} of a request that stops by length only. */
+    public static final int NO_STOP_TOKEN = 0;
 
     /**
      * A request whose {@code stopTokenAt}-th output token is a stop token (0: none; {@code sampling_params.stop_token_ids}
@@ -69,7 +72,7 @@ public final class Request {
         this.stopTokenAt = stopTokenAt;
     }
 
-    /** The output token that is a stop token (1-based), or 0 when the request stops by length only. */
+    /** The output token that is a stop token (1-based), or {@link #NO_STOP_TOKEN} when the request stops by length only. */
     public int stopTokenAt() {
         return stopTokenAt;
     }

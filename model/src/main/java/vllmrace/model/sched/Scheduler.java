@@ -10,7 +10,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
 import vllmrace.model.connector.KvConnectorBaseV1;
 import vllmrace.model.connector.KvConnectorOutput;
@@ -333,8 +332,7 @@ public final class Scheduler {
                 }
                 if (matched.loadKvAsync()) {
                     int ext = matched.numExternalTokens();
-                    Optional<List<Integer>> blocks = allocateBlocksFor(request.requestId(), ext);
-                    if (blocks.isEmpty()) {
+                    if (!allocateBlocksFor(request.requestId(), ext)) {
                         break;
                     }
                     connector.updateStateAfterAlloc(request, kvCacheManager.getBlockIds(request.requestId()), ext);
@@ -541,7 +539,7 @@ public final class Scheduler {
         UpstreamPins.enter(UpstreamPin.CHECK_STOP);
         if (request.numOutputTokens() >= request.maxTokens()) {
             request.setStatus(RequestStatus.FINISHED_LENGTH_CAPPED);
-        } else if (request.stopTokenAt() > 0 && request.numOutputTokens() == request.stopTokenAt()) {
+        } else if (request.stopTokenAt() != Request.NO_STOP_TOKEN && request.numOutputTokens() == request.stopTokenAt()) {
             request.setStatus(RequestStatus.FINISHED_STOPPED);
         } else {
             return null;
@@ -694,9 +692,10 @@ public final class Scheduler {
     /**
      * {@code Scheduler._free_request(request, delay_free_blocks)}: contract says it runs at most once per request
      * (SC1). Asks the connector ({@code _connector_finished} → {@code request_finished}), ships the id in the next
-     * {@code finished_req_ids}, and frees the blocks now unless the scheduler or the connector delays it.
+     * {@code finished_req_ids}, and frees the blocks now unless the scheduler or the connector delays it. Upstream it
+     * returns the connector's {@code kv_xfer_params} for the client's final output; no model client reads them.
      */
-    private Map<String, Object> freeRequest(Request request, boolean delayFreeBlocks) {
+    private void freeRequest(Request request, boolean delayFreeBlocks) {
         UpstreamPins.enter(UpstreamPin.SCHEDULER_CONNECTOR_FINISHED);
         UpstreamPins.enter(UpstreamPin.SCHEDULER_FREE_REQUEST);
         request.countFreeRequestCall();
@@ -710,7 +709,6 @@ public final class Scheduler {
         if (!(delayFreeBlocks || connectorResult.delayFreeBlocks())) {
             freeBlocks(request);
         }
-        return connectorResult.kvTransferParams();
     }
 
     /** {@code _connector_finished}: {@code request_finished(request, block_ids)}, or {@code (False, None)} without a connector. */
@@ -855,17 +853,17 @@ public final class Scheduler {
         if (kvCacheManager == null) {
             return true;
         }
-        return allocateBlocksFor(request.requestId(), request.numComputedTokens() + n).isPresent();
+        return allocateBlocksFor(request.requestId(), request.numComputedTokens() + n);
     }
 
-    /** Tops the request's blocks up to hold {@code totalTokens}. */
-    private Optional<List<Integer>> allocateBlocksFor(String requestId, int totalTokens) {
+    /**
+     * Tops the request's blocks up to hold {@code totalTokens}; false (upstream None) when the pool is short. As
+     * upstream, {@code allocate_slots} runs even when no block is needed (it allocates none then).
+     */
+    private boolean allocateBlocksFor(String requestId, int totalTokens) {
         int bs = blockSize();
         int needed = (totalTokens + bs - 1) / bs - kvCacheManager.numBlocks(requestId);
-        if (needed <= 0) {
-            return Optional.of(List.of());
-        }
-        return kvCacheManager.allocateSlots(requestId, needed * bs).map(blocks -> blocks.stream().map(KvCacheBlock::blockId).toList());
+        return kvCacheManager.allocateSlots(requestId, Math.max(0, needed) * bs).isPresent();
     }
 
     private int blockSize() {
