@@ -125,11 +125,29 @@ public final class AsyncLlm {
      * @throws InvalidRequestIdException for a null or empty id, before any state changes
      */
     public Coroutine<List<String>> abortThen(String requestId, String nextStep, Runnable next) {
+        return abortThen(requestId, nextStep, 1, next);
+    }
+
+    /**
+     * As {@link #abortThen(String, String, Runnable)}, with {@code next} run {@code times} times, each its own atomic
+     * step (EngineCore's busy loop going round while the frontend runs).
+     *
+     * @throws InvalidRequestIdException for a null or empty id, before any state changes
+     * @throws IllegalArgumentException when {@code times} is below 1
+     */
+    public Coroutine<List<String>> abortThen(String requestId, String nextStep, int times, Runnable next) {
         InvalidRequestIdException.check("AsyncLLM.abort", requestId);
         Objects.requireNonNull(nextStep, "nextStep");
         Objects.requireNonNull(next, "next");
+        if (times < 1) {
+            throw new IllegalArgumentException("abortThen: times must be at least 1, got " + times);
+        }
         List<String> ids = new ArrayList<>();
-        return abortSteps(requestId, ids).step(nextStep, next).returning(() -> List.copyOf(ids));
+        Coroutine.Builder coroutine = abortSteps(requestId, ids);
+        for (int i = 0; i < times; i++) {
+            coroutine.step(nextStep, next);
+        }
+        return coroutine.returning(() -> List.copyOf(ids));
     }
 
     private Coroutine.Builder abortSteps(String requestId, List<String> ids) {

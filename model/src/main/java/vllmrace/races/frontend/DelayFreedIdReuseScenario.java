@@ -29,11 +29,11 @@ import vllmrace.races.Ending;
  *
  * <p><b>Set-up and actors.</b> One connected model, frontend → FIFO → EngineCore → Scheduler with KV blocks and a
  * connector that async-saves every finished request ({@link TestAsyncConnector.SavePolicy#ALWAYS}). X@1 is added and
- * running (it holds a KV block). Actor 1: {@code AsyncLLM.abort(X)}, then one EngineCore busy-loop iteration applies
- * what arrived so far. Actor 2: {@code AsyncLLM.add_request(X)} (the client resubmits the id). Arbiter: the save
+ * running (it holds a KV block). Actor 1: {@code AsyncLLM.abort(X)}, then two EngineCore busy-loop iterations, each
+ * applying what arrived so far (the save still in flight). Actor 2: {@code AsyncLLM.add_request(X)} (the client resubmits the id). Arbiter: the save
  * completes and EngineCore steps until X@1 is released, THEN applies input it has not applied yet (a re-ADD that arrives
  * late lands after the release), runs, and the output handler runs; then FE1/FE3/FE4 and the scheduler's SC checks.
- * Both sequential orders are clean (add first: rejected; abort and its iteration first: the ADD arrives after the
+ * Both sequential orders are clean (add first: rejected; abort and its iterations first: the ADD arrives after the
  * release), so the collision is a race of the resubmit with the delayed free.
  *
  * <pre>
@@ -45,6 +45,7 @@ import vllmrace.races.Ending;
  *                                                      5. await add_request_async -> ADD(X@2)
  *   6. EngineCore busy loop: ABORT(X@1) -> finish_requests -> request_finished: delay=True, X@1 stays in requests
  *                            ADD(X@2) -> Scheduler.add_request: X already held -> duplicate id
+ *   (or ADD(X@2) is sent during or after iteration 1, and iteration 2 takes it: the same collision)
  * </pre>
  *
  * <p><b>Scheduler.</b> Occurs under both scheduler classes: its window is between the frontend and EngineCore's input
@@ -63,6 +64,13 @@ import vllmrace.races.Ending;
 public final class DelayFreedIdReuseScenario extends FrontendScenario {
     static final int NUM_GPU_BLOCKS = 8;
     private static final int RELEASE_ITERATIONS = 3;
+    /**
+     * EngineCore's busy-loop iterations in actor 1 after the abort, the save still in flight: the window is from the
+     * frontend's pop to the last of them taking its input. Upstream the loop goes round for as long as the save takes;
+     * one iteration made this the thinnest JCStress window (~800 violating per million, under load a fixed run fell
+     * short of its floor).
+     */
+    static final int BUSY_LOOP_ITERATIONS = 2;
 
     /** How one run ended. */
     public enum Outcome implements RaceOutcome {
@@ -89,7 +97,8 @@ public final class DelayFreedIdReuseScenario extends FrontendScenario {
         vllm.engineCore().runBusyLoopOnce(); // ADD(X@1) applied, X@1 scheduled: it holds a KV block
         vllm.asyncLlm().outputHandler().run().join();
         // the client cancels X@1: generate()'s cancellation, abort(q.request_id, internal=True) (X before #27987)
-        abort = vllm.asyncLlm().abortThen(abortedQueue.requestId(), "EngineCore.run_busy_loop", () -> vllm.engineCore().runBusyLoopOnce());
+        abort = vllm.asyncLlm().abortThen(abortedQueue.requestId(), "EngineCore.run_busy_loop", BUSY_LOOP_ITERATIONS,
+                () -> vllm.engineCore().runBusyLoopOnce());
         add = vllm.asyncLlm().addRequest(REQUEST_ID, params);
         actors(abort, add);
     }

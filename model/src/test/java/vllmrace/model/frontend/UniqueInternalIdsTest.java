@@ -76,6 +76,9 @@ class UniqueInternalIdsTest {
         assertThrows(InvalidRequestIdException.class, () -> vllm.outputProcessor().abortRequests(java.util.Arrays.asList("X", null)));
         assertThrows(InvalidRequestIdException.class, () -> vllm.outputProcessor().flattenReqToAbort(List.of("")));
         assertThrows(InvalidRequestIdException.class, () -> vllm.asyncLlm().abortThen("", "next", () -> { }));
+        IllegalArgumentException never = assertThrows(IllegalArgumentException.class,
+                () -> vllm.asyncLlm().abortThen("X", "next", 0, () -> { }));
+        assertEquals("abortThen: times must be at least 1, got 0", never.getMessage());
         assertEquals(List.of(), vllm.asyncLlm().abort("unknown").run().join(), "unknown id: no-op");
         assertEquals(List.of(), vllm.asyncLlm().abort("X-99").run().join(), "unknown internal id: no-op");
         assertEquals(before, state(vllm), "state unchanged");
