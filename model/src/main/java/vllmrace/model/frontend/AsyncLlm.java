@@ -117,20 +117,11 @@ public final class AsyncLlm {
     }
 
     /**
-     * Scenario composition, no upstream function of its own: {@link #abort(String)}'s steps, then {@code next} as one
-     * more atomic step of the same task, named {@code nextStep}. A scenario uses it to let EngineCore apply what the
+     * Scenario composition, no upstream function of its own: {@link #abort(String)}'s steps, then {@code next} run
+     * {@code times} times, each one more atomic step of the same task named {@code nextStep} (EngineCore's busy loop
+     * going round). A scenario uses it to let EngineCore apply what the
      * abort sent right after the abort returns (the step runs the EngineCore model; upstream that runs in the
      * EngineCore process, which the frontend's steps never overlap with here because both are atomic units).
-     *
-     * @throws InvalidRequestIdException for a null or empty id, before any state changes
-     */
-    public Coroutine<List<String>> abortThen(String requestId, String nextStep, Runnable next) {
-        return abortThen(requestId, nextStep, 1, next);
-    }
-
-    /**
-     * As {@link #abortThen(String, String, Runnable)}, with {@code next} run {@code times} times, each its own atomic
-     * step (EngineCore's busy loop going round while the frontend runs).
      *
      * @throws InvalidRequestIdException for a null or empty id, before any state changes
      * @throws IllegalArgumentException when {@code times} is below 1

@@ -75,7 +75,9 @@ class UniqueInternalIdsTest {
         assertThrows(InvalidRequestIdException.class, () -> vllm.asyncLlm().abort(""));
         assertThrows(InvalidRequestIdException.class, () -> vllm.outputProcessor().abortRequests(java.util.Arrays.asList("X", null)));
         assertThrows(InvalidRequestIdException.class, () -> vllm.outputProcessor().flattenReqToAbort(List.of("")));
-        assertThrows(InvalidRequestIdException.class, () -> vllm.asyncLlm().abortThen("", "next", () -> { }));
+        assertThrows(InvalidRequestIdException.class, () -> vllm.asyncLlm().abortThen("", "next", 1, () -> { }));
+        assertEquals(vllm.asyncLlm().abort("X").stepCount() + 1, vllm.asyncLlm().abortThen("X", "next", 1, () -> { }).stepCount(),
+                "abort then one more step (none run yet)");
         IllegalArgumentException never = assertThrows(IllegalArgumentException.class,
                 () -> vllm.asyncLlm().abortThen("X", "next", 0, () -> { }));
         assertEquals("abortThen: times must be at least 1, got 0", never.getMessage());
