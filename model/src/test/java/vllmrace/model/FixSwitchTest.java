@@ -567,6 +567,52 @@ class FixSwitchTest {
             assertFalse(t.log.has(ViolationKind.LATE_TRANSFER_REPORT), "the late finished_recving is ignored: " + t.log);
         }
 
+        /** The reclaim tells the remote side (#46289's premise: the grace outlasts its lease): its push is stopped. */
+        @Test
+        void onTheReclaimStopsTheRemotePushSoNothingLandsInTheFreedBlocks() {
+            Sched t = abortedWhileWaiting(ALL);
+            for (int step = 0; step < Scheduler.RECLAIM_GRACE_STEPS; step++) {
+                t.update(t.s.schedule());
+            }
+            assertNull(t.s.getRequest("R"), "reclaimed");
+            assertEquals(0, t.connector.finishInFlightTransfers(), "the remote lease reaper stopped R's push");
+            assertTrue(t.log.isEmpty(), t.log.toString());
+        }
+
+        /** Two aborted receives whose grace ends in the same step: one sweep reclaims both. */
+        @Test
+        void onOneSweepReclaimsEveryExpiredReceive() {
+            Sched t = new Sched(ALL, SavePolicy.NEVER);
+            for (String id : List.of("R", "S")) {
+                t.connector.remotePrefill(id, 4);
+                t.s.addRequest(new Request(id, 1, 4, 1));
+            }
+            t.s.schedule();
+            t.s.finishRequests(List.of("R", "S"), RequestStatus.FINISHED_ABORTED);
+            assertEquals(2, t.kv.numUsedBlocks(), "both delay-freed");
+            for (int step = 0; step < Scheduler.RECLAIM_GRACE_STEPS; step++) {
+                t.update(t.s.schedule());
+            }
+            assertEquals(0, t.kv.numUsedBlocks());
+            assertTrue(t.s.requestsSnapshot().isEmpty(), t.s.requestsSnapshot().toString());
+            assertTrue(t.log.isEmpty(), t.log.toString());
+        }
+
+        /** A reclaim happens once: a new request under the id (ids not randomized) is not swept by the old entry. */
+        @Test
+        void onTheSweptEntryIsGoneSoANewRequestUnderTheIdKeepsItsBlocks() {
+            Sched t = abortedWhileWaiting(ALL);
+            for (int step = 0; step < Scheduler.RECLAIM_GRACE_STEPS; step++) {
+                t.update(t.s.schedule());
+            }
+            t.connector.remotePrefill("R", 4);
+            t.s.addRequest(new Request("R", 2, 4, 1));
+            t.update(t.s.schedule()); // the new R waits for its own push
+            assertEquals(RequestStatus.WAITING_FOR_REMOTE_KVS, t.s.getRequest("R").status());
+            assertEquals(1, t.kv.numUsedBlocks(), "the new R holds its block");
+            assertTrue(t.log.isEmpty(), t.log.toString());
+        }
+
         @Test
         void onAPushWithinTheGraceFreesTheRequestNormallyAndCancelsTheReclaim() {
             Sched t = abortedWhileWaiting(ALL);

@@ -29,7 +29,7 @@ class MutationReportTest {
     void survivorsWithAReasonAreListedWithIt(@TempDir Path dir) throws Exception {
         List<MutationReport.Mutant> ms = mutants(dir, mutation("KILLED", "schedule", 10, "negated conditional"),
                 mutation("TIMED_OUT", "schedule", 11, "removed call"), mutation("SURVIVED", "checkStop", 12, "changed conditional boundary"));
-        var s = MutationReport.summarise(ms, MutationReport.equivalents(List.of("# comment", "Scheduler\tcheckStop\tchanged conditional\tstopTokenAt 0 means none")));
+        var s = MutationReport.summarise(ms, MutationReport.equivalents(List.of("# comment", "Scheduler\tcheckStop\tchanged conditional\t1\tstopTokenAt 0 means none")));
         assertEquals(2, s.detected());
         assertEquals(List.of(), s.unexplained());
         assertFalse(s.ok(), "66.7 % is under the target");
@@ -50,15 +50,37 @@ class MutationReportTest {
         assertEquals(1, unexplained.unexplained().size());
         assertFalse(unexplained.ok());
         var stale = MutationReport.summarise(ms, MutationReport.equivalents(List.of(
-                "Scheduler\tfreeRequest\tremoved call\tonly the message", "Scheduler\tschedule\tnegated\tno longer survives")));
+                "Scheduler\tfreeRequest\tremoved call\t1\tonly the message", "Scheduler\tschedule\tnegated\t1\tno longer survives")));
         assertEquals(1, stale.stale().size());
         assertFalse(stale.ok());
-        var clean = MutationReport.summarise(ms, MutationReport.equivalents(List.of("Scheduler\tfreeRequest\tremoved call\tonly the message")));
+        var clean = MutationReport.summarise(ms, MutationReport.equivalents(List.of("Scheduler\tfreeRequest\tremoved call\t1\tonly the message")));
         assertTrue(clean.ok());
+    }
+
+    /** A reason stands for as many survivors as its count: a new survivor of the same shape has no reason. */
+    @Test
+    void aReasonCoversOnlyTheSurvivorsItCounts(@TempDir Path dir) throws Exception {
+        List<MutationReport.Mutant> ms = mutants(dir, mutation("SURVIVED", "schedule", 10, "negated conditional"),
+                mutation("SURVIVED", "schedule", 20, "negated conditional"));
+        var one = MutationReport.summarise(ms, MutationReport.equivalents(List.of("Scheduler\tschedule\tnegated\t1\tthe FCFS branch")));
+        assertEquals(1, one.explained().size());
+        assertEquals(20, one.unexplained().get(0).line(), "the second survivor of that shape has no reason");
+        assertFalse(one.ok());
+        var two = MutationReport.summarise(ms, MutationReport.equivalents(List.of("Scheduler\tschedule\tnegated\t2\tthe FCFS branch")));
+        assertEquals(List.of(), two.unexplained());
+        assertEquals(List.of(), two.stale());
+        var three = MutationReport.summarise(ms, MutationReport.equivalents(List.of("Scheduler\tschedule\tnegated\t3\tthe FCFS branch")));
+        assertEquals(1, three.stale().size(), "it stands for three, two match");
+        assertFalse(three.ok());
+        assertTrue(MutationReport.render(three, 1).contains("schedule negated (stands for 3)"));
     }
 
     @Test
     void aMalformedReasonLineIsRejected() {
         assertThrows(IllegalArgumentException.class, () -> MutationReport.equivalents(List.of("Scheduler\tcheckStop\tno reason")));
+        assertThrows(IllegalArgumentException.class, () -> MutationReport.equivalents(List.of("Scheduler\tcheckStop\tnegated\tthe text")),
+                "no count");
+        assertThrows(IllegalArgumentException.class, () -> MutationReport.equivalents(List.of("Scheduler\tcheckStop\tnegated\t0\tthe text")),
+                "a count of 0");
     }
 }

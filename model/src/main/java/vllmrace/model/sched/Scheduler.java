@@ -289,7 +289,7 @@ public final class Scheduler {
                 if (numScheduledTokens.remove(preemptedReq.requestId()) != null) {
                     reqIndex--; // scheduled earlier in this step: its tokens go back (upstream's PRIORITY branch)
                 }
-                preemptRequest(preemptedReq, fixes.isOn(Fix.REQUIRES_KV_DELIVERY) && connector != null && connector.requiresKvDelivery());
+                preemptRequest(preemptedReq, dropStaleOutputOnPreempt());
                 preemptedReqs.add(preemptedReq);
                 if (preemptedReq == request) {
                     break; // "No more request to preempt. Cannot schedule this request."
@@ -658,7 +658,12 @@ public final class Scheduler {
             throw new NotPreemptableException(requestId, "only running requests can be preempted, " + request + " is not");
         }
         running.remove(request);
-        preemptRequest(request, fixes.isOn(Fix.REQUIRES_KV_DELIVERY) && connector != null && connector.requiresKvDelivery());
+        preemptRequest(request, dropStaleOutputOnPreempt());
+    }
+
+    /** #50297's argument to {@code _preempt_request}: {@code drop_stale_output=self.requires_kv_delivery}. */
+    private boolean dropStaleOutputOnPreempt() {
+        return fixes.isOn(Fix.REQUIRES_KV_DELIVERY) && requiresKvDelivery();
     }
 
     /**

@@ -160,6 +160,26 @@ class SchedulerDetectorTest {
         assertTrue(log.engineDead());
     }
 
+    /**
+     * #42157: {@code _update_after_schedule} looks up {@code requests[id]} unchecked. A duplicate ADD (ids not
+     * randomized) overwrites the running X@1's entry; the ABORT meant for X@1 finishes X@2 and deletes the entry, while
+     * X@1 is still in running: the next schedule() schedules X@1 and its lookup raises KeyError on the busy loop.
+     */
+    @Test
+    void aScheduledIdThatIsNoLongerInRequestsKillsTheEngineInUpdateAfterSchedule() {
+        TestAsyncConnector connector = new TestAsyncConnector(kv, SavePolicy.NEVER);
+        Scheduler s = scheduler(FixSet.all(), connector);
+        s.addRequest(new Request("X", 1, 4, 3));
+        step(s, connector);
+        s.addRequest(new Request("X", 2, 4, 3)); // X@2 overwrites requests[X]
+        s.finishRequests(List.of("X"), RequestStatus.FINISHED_ABORTED); // finishes X@2, frees it: del requests[X]
+        assertNull(s.getRequest("X"), "the only entry, X@2's, is gone");
+        assertEquals(1, s.runningSnapshot().size(), "X@1 still runs");
+        s.schedule();
+        assertEquals(List.of(ViolationKind.DUPLICATE_LIVE_REQUEST, ViolationKind.ENGINE_ASSERT), kinds(log));
+        assertTrue(log.all().get(1).detail().contains("#42157"), log.toString());
+    }
+
     @Test
     void seed003SkipOfLateReportsKeepsTheEngineAlive() {
         TestAsyncConnector connector = new TestAsyncConnector(kv, SavePolicy.NEVER);

@@ -123,6 +123,30 @@ class UpstreamDeferredBlockFreeTest {
     }
 
     /**
+     * The fence counts steps that ran the model ({@code if scheduler_output.total_num_scheduled_tokens > 0}): an empty
+     * step processed while out1 is in flight does not release the deferred free early.
+     */
+    @Test
+    void anEmptyStepIsNotAFence() {
+        Scheduler s = deferringScheduler();
+        Request request = stopAtFirstToken("0", 5);
+        s.addRequest(request);
+        SchedulerOutput out0 = s.schedule();
+        SchedulerOutput out1 = s.schedule();
+        int numFreeRunning = pool.numFreeBlocks();
+        apply(s, out0);
+        SchedulerOutput empty = s.schedule();
+        assertEquals(0, empty.totalNumScheduledTokens());
+        apply(s, empty);
+        assertEquals(1, s.numDeferredFrees(), "out1 may still write the blocks");
+        assertEquals(numFreeRunning, pool.numFreeBlocks());
+        apply(s, out1);
+        assertEquals(0, s.numDeferredFrees());
+        assertEquals(NUM_BLOCKS, pool.numFreeBlocks());
+        assertEquals(List.of(), log.all());
+    }
+
+    /**
      * {@code test_preempt_defers_free_and_clears_bookkeeping}: preempted with two steps in flight: PREEMPTED, one deferred
      * free, the pool unchanged, the request gone from the manager's {@code req_to_blocks}; still deferred after out0;
      * returned after out1.

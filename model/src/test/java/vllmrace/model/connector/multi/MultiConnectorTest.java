@@ -49,6 +49,26 @@ class MultiConnectorTest {
         assertEquals(1, b.requestFinishedCalls("R"));
     }
 
+    /** Three saving children: the count starts at 2 and goes down one per absorbed report; the third reports. */
+    @Test
+    void threeSavesAreReportedOnceAfterTheLast() {
+        LmCacheConnector a = LmCacheConnector.outOfTree("A", kv, true);
+        LmCacheConnector b = LmCacheConnector.outOfTree("B", kv, true);
+        LmCacheConnector c = LmCacheConnector.outOfTree("C", kv, true);
+        MultiConnector multi = new MultiConnector(FixSet.all(), List.of(a, b, c));
+        assertTrue(multi.requestFinished(r, allocate()).delayFreeBlocks());
+        assertEquals(Set.of(), multi.getFinished(Set.of("R")).finishedSending());
+        assertEquals(Map.of("R", 2), multi.workerExtraAsyncSaves());
+        c.completeSave("R");
+        assertEquals(Set.of(), multi.getFinished(Set.of()).finishedSending(), "absorbed");
+        assertEquals(Map.of("R", 1), multi.workerExtraAsyncSaves());
+        b.completeSave("R");
+        assertEquals(Set.of(), multi.getFinished(Set.of()).finishedSending(), "absorbed");
+        assertEquals(Map.of(), multi.workerExtraAsyncSaves());
+        a.completeSave("R");
+        assertEquals(Set.of("R"), multi.getFinished(Set.of()).finishedSending());
+    }
+
     @Test
     void aSaveIsReportedOnlyAfterItsIdWasSeenInFinishedReqIds() {
         LmCacheConnector a = LmCacheConnector.outOfTree("A", kv, true);
