@@ -248,7 +248,7 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
               --flake [N]            every verdict cell N times back to back (default 10; JCStress relaunched each
                                      time): per cell, runs passed, samples and violating rate -> results/flakiness.md
                                      (exit 1 if any cell did not pass every run; no other result is written)
-              --mutation             PIT over the model's fix sites and detectors (10 to 16 minutes): the score and
+              --mutation             PIT over the model's fix sites and detectors (about 5 minutes): the score and
                                      each surviving mutant with its reason -> results/mutation.md (exit 1 under 95 %)
               --drift PATH           each pinned upstream function looked up in the vLLM checkout at PATH: unchanged,
                                      changed (with a diff) or gone, and the races to re-check (exit 1 if any moved);

@@ -58,7 +58,7 @@ final class MutationReport {
     int run() throws IOException, InterruptedException {
         Path log = results.resolve("target/pit.log");
         Files.createDirectories(log.getParent());
-        out.line("running PIT over the model (" + COMMAND + "; 10 to 16 minutes on 2 CPUs)");
+        out.line("running PIT over the model (" + COMMAND + "; about 5 minutes on 2 CPUs)");
         long start = System.nanoTime();
         Process pit = new ProcessBuilder(COMMAND.split(" ")).directory(root.toFile())
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
