@@ -24,10 +24,12 @@ public enum LinearizabilityCheck {
             List.of(Race.DoubleFreeOnAbortedAsyncSave, Race.AbortOfFinishedDelayFreed, Race.AbortLosesToFinalStep,
                     Race.AbortedLoadFreesBlocks, Race.AbortedLoadLeak),
             SchedulerLinearizability::check),
-    CONNECTOR(Component.CONNECTOR, "a child reports a completion, the worker collects get_finished, the scheduler side calls "
-            + "request_finished (MultiConnector + KvOutputAggregator; set-ups: seed 003's NIXL + LMCache loads of one request, two async saves, an abort during a NIXL load next to an offloading child); "
-            + "spec: each transfer completes exactly once",
-            List.of(Race.LateLoadCompletionUnion, Race.RecvAndSendForAbortedLoad), AggregatorLinearizability::check);
+    CONNECTOR(Component.CONNECTOR, "a child reports a completion, a NIXL handle ends, the worker collects get_finished, the "
+            + "scheduler side calls request_finished (MultiConnector + KvOutputAggregator; set-ups: seed 003's NIXL + LMCache loads of "
+            + "one request, two async saves, an abort during a NIXL load next to an offloading child, a NIXL pull over two handles "
+            + "one of which fails); spec: each transfer completes exactly once per direction, a pull only after all its handles stopped",
+            List.of(Race.LateLoadCompletionUnion, Race.RecvAndSendForAbortedLoad, Race.FailedRecvReportedTwice,
+                    Race.SiblingHandleWritesAfterFailure), AggregatorLinearizability::check);
 
     private final Component component;
     private final String operations;

@@ -12,6 +12,8 @@ import vllmrace.races.connector.ExtraAsyncSavesDedupScenario;
 import vllmrace.races.connector.LateLoadCompletionUnionScenario;
 import vllmrace.races.connector.PullIntoFreedBlocksScenario;
 import vllmrace.races.connector.RecvAndSendForAbortedLoadScenario;
+import vllmrace.races.connector.FailedRecvReportedTwiceScenario;
+import vllmrace.races.connector.SiblingHandleWritesAfterFailureScenario;
 import vllmrace.races.frontend.ConcurrentAbortKillsReaddScenario;
 import vllmrace.races.frontend.DelayFreedIdReuseScenario;
 import vllmrace.races.frontend.DuplicateIdAbortWindowScenario;
@@ -226,7 +228,23 @@ public enum Race {
             Window.SEQUENTIAL,
             ReusedIdStaleOutputUnderflowScenario.Outcome.class,
             (fixes, config, p) -> new ReusedIdStaleOutputUnderflowScenario(fixes, config, p),
-            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("maxTokens", 3)));
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("maxTokens", 3))),
+    FailedRecvReportedTwice(
+            Component.CONNECTOR,
+            "#54518 (closed again by #56104)",
+            Closers.of(Fix.FAILED_RECV_REPORTED_ONCE, Fix.DEFER_RECV_FAILURE_UNTIL_HANDLES_STOP),
+            Expectation.BUG_FOUND,
+            FailedRecvReportedTwiceScenario.Outcome.class,
+            (fixes, config, p) -> new FailedRecvReportedTwiceScenario(fixes, config, p),
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("maxTokens", 2))),
+    SiblingHandleWritesAfterFailure(
+            Component.CONNECTOR,
+            "#56104",
+            Closers.of(Fix.DEFER_RECV_FAILURE_UNTIL_HANDLES_STOP),
+            Expectation.BUG_FOUND,
+            SiblingHandleWritesAfterFailureScenario.Outcome.class,
+            (fixes, config, p) -> new SiblingHandleWritesAfterFailureScenario(fixes, config, p),
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("maxTokens", 2)));
 
     /** Builds a race's scenario: the fixes ON, the deployment's configuration, a point of its family. */
     @FunctionalInterface

@@ -36,7 +36,8 @@ import vllmrace.races.connector.ConnectorRig;
  * random sequences of what the outside world does to it: ADDs whose KV is pulled by NIXL, retrieved by LMCache or both
  * (seed 003's second load), ADDs of requests an offloading child saves when they finish, ABORTs of live, finished,
  * re-used and never-sent ids (waiting, loading, running, delay-freed with a save in flight), busy-loop iterations, and
- * each child's worker completions (a pull or load landing or failing with its blocks invalid, a save landing), in
+ * each child's worker completions (a pull or load landing or failing with its blocks invalid, a NIXL pull from one or two
+ * remote ranks landing or failing one handle at a time, a save landing), in
  * varying order between children and also for ids that have no transfer. Each seed picks the pool size, sync or async
  * scheduling, the in-tree or out-of-tree LMCache child, and which children are present in which order.
  *
@@ -84,9 +85,10 @@ class ConnectorFuzzTest {
         public String toString() {
             return switch (kind) {
                 case ADD -> kind + "(" + client + ", prompt " + promptTokens + ", max " + maxTokens + ", stop@" + stopAt + ")";
-                case ADD_REMOTE, ADD_CACHED, ADD_REMOTE_CACHED -> kind + "(" + client + (kind == Kind.ADD_REMOTE ? "" : ", lmcache#" + child)
+                case ADD_REMOTE, ADD_CACHED, ADD_REMOTE_CACHED -> kind + "(" + client + (kind == Kind.ADD_REMOTE ? ", " + (child + 1) + " remote rank(s)" : ", lmcache#" + child)
                         + ", prompt " + promptTokens + ", max " + maxTokens + ", stop@" + stopAt + ")";
-                case ABORT, PULL_DONE, PULL_FAILS -> kind + "(" + client + " " + target + ")";
+                case ABORT -> kind + "(" + client + " " + target + ")";
+                case PULL_DONE, PULL_FAILS -> kind + "(" + client + " " + target + (child == 0 ? ", every handle" : ", handle 0") + ")";
                 case LOAD_DONE, LOAD_FAILS, SAVE_DONE -> kind + "(lmcache#" + child + ", " + client + " " + target + ")";
                 default -> kind.toString();
             };
@@ -136,7 +138,7 @@ class ConnectorFuzzTest {
             int pick = r.nextInt(40);
             Op.Kind kind = pick < 3 ? Op.Kind.ADD : pick < 7 ? Op.Kind.ADD_REMOTE : pick < 10 ? Op.Kind.ADD_CACHED
                     : pick < 12 ? Op.Kind.ADD_REMOTE_CACHED : pick < 17 ? Op.Kind.ABORT : pick < 27 ? Op.Kind.ITERATION
-                    : pick < 30 ? Op.Kind.PULL_DONE : pick < 31 ? Op.Kind.PULL_FAILS : pick < 34 ? Op.Kind.LOAD_DONE
+                    : pick < 29 ? Op.Kind.PULL_DONE : pick < 31 ? Op.Kind.PULL_FAILS : pick < 34 ? Op.Kind.LOAD_DONE
                     : pick < 35 ? Op.Kind.LOAD_FAILS : pick < 38 ? Op.Kind.SAVE_DONE : Op.Kind.ALL_TRANSFERS;
             int t = r.nextInt(10);
             Target target = t < 7 ? Target.CURRENT : t < 9 ? Target.PREVIOUS : Target.NEVER_SENT;
@@ -244,7 +246,8 @@ class ConnectorFuzzTest {
                         case ADD, ADD_REMOTE, ADD_CACHED, ADD_REMOTE_CACHED -> {
                             String id = rig.engineId(op.client(), ids.size() + 1);
                             if ((op.kind() == Op.Kind.ADD_REMOTE || op.kind() == Op.Kind.ADD_REMOTE_CACHED) && !e.nixl.isEmpty()) {
-                                e.nixl.get(0).remotePrefill(id, op.promptTokens()); // do_remote_prefill: the whole prompt
+                                // do_remote_prefill: the whole prompt, from one remote TP rank or two (a handle each)
+                                e.nixl.get(0).remotePrefill(id, op.promptTokens(), op.kind() == Op.Kind.ADD_REMOTE ? op.child() + 1 : 1);
                             }
                             if ((op.kind() == Op.Kind.ADD_CACHED || op.kind() == Op.Kind.ADD_REMOTE_CACHED) && e.lmcache(op.child()) != null
                                     && (e.hitsForSavingChildren || !e.saving.contains(e.lmcache(op.child())))) {
@@ -262,11 +265,17 @@ class ConnectorFuzzTest {
                         }
                         case ITERATION -> rig.runBusyLoopOnce();
                         case PULL_DONE, PULL_FAILS -> {
-                            for (NixlDecodeConnector n : e.nixl) {
+                            for (NixlDecodeConnector n : e.nixl) { // child 0: every handle in progress; child 1: handle 0 only
                                 if (op.kind() == Op.Kind.PULL_DONE) {
-                                    n.completePull(target);
-                                } else {
+                                    if (op.child() == 0) {
+                                        n.completePull(target);
+                                    } else {
+                                        n.completeHandle(target, 0);
+                                    }
+                                } else if (op.child() == 0) {
                                     n.failPull(target);
+                                } else {
+                                    n.failHandle(target, 0);
                                 }
                             }
                         }
@@ -414,6 +423,34 @@ class ConnectorFuzzTest {
             }
         }
         fail("no seed of " + SEEDS + " found RecvAndSendForAbortedLoad with NO_SAVE_WHILE_LOADING off");
+    }
+
+    /**
+     * With #56104's deferral ({@code DEFER_RECV_FAILURE_UNTIL_HANDLES_STOP}) off, every other fix on, it finds
+     * SiblingHandleWritesAfterFailure as one order of single operations: a pull over two handles, handle 0 fails, an
+     * iteration reports the failure and frees the blocks, then the other handle's writes land in them.
+     */
+    @Test
+    @DisplayName("self-test: without DEFER_RECV_FAILURE_UNTIL_HANDLES_STOP it finds SiblingHandleWritesAfterFailure")
+    void withoutTheDeferralItFindsSiblingHandleWritesAfterFailure() {
+        FixSet without = FIXES.without(Fix.DEFER_RECV_FAILURE_UNTIL_HANDLES_STOP);
+        for (long seed = 0; seed < SEEDS; seed++) {
+            Setting setting = setting(seed);
+            List<Op> ops = program(seed);
+            if (run(without, setting, ops, null) != null) {
+                List<Op> shortest = shrink(without, setting, ops);
+                String again = run(without, setting, shortest, null);
+                assertTrue(again.contains(ViolationKind.WRITE_INTO_FREED_BLOCK.name()), again);
+                assertTrue(shortest.stream().anyMatch(op -> op.kind() == Op.Kind.PULL_FAILS && op.child() == 1),
+                        "one handle fails on its own: " + shortest);
+                assertTrue(shortest.size() <= 8, "shrunk to " + shortest);
+                assertNull(run(FIXES, setting, shortest, null), "DEFER_RECV_FAILURE_UNTIL_HANDLES_STOP on: the same sequence is clean");
+                System.out.println("connector fuzzing without DEFER_RECV_FAILURE_UNTIL_HANDLES_STOP: seed " + seed + " (" + (seed + 1)
+                        + " seeds) " + setting + ", shrunk to " + shortest + "\n  " + again);
+                return;
+            }
+        }
+        fail("no seed of " + SEEDS + " found SiblingHandleWritesAfterFailure with DEFER_RECV_FAILURE_UNTIL_HANDLES_STOP off");
     }
 
     /** The invariant check can fail: a second finished_recving of one load is the aggregator's CN1 finding. */

@@ -42,12 +42,17 @@ import vllmrace.model.sched.Request;
  * {@code requestFinished} is R's abort. Spec: an abort before R's load completion was delivered ends R with that one
  * recv; an abort after it starts one save, reported once as a send. Upstream starts the save next to the pending load
  * (RecvAndSendForAbortedLoad); {@code NO_SAVE_WHILE_LOADING} restores it. Every collect hands its output to the
- * scheduler side ({@code update_connector_output}), as the scheduler does.
- * {@link #check(FixSet)}, the suite's CONNECTOR linearizability check, model-checks the three set-ups.
+ * scheduler side ({@code update_connector_output}), as the scheduler does. {@link Mode#HANDLES} (#54518, #56104): a NIXL
+ * child pulling R over two handles (two remote TP ranks); handle 0 fails, handle 1 completes. Spec: R is reported once,
+ * with its blocks invalid, by the first collect after both handles stopped (a handle's posted writes cannot be
+ * aborted, so nothing may free the blocks before); exactly once per direction means here one finished_recving per pull,
+ * whatever number of handles it has. Upstream before #56104 reports the failure while handle 1 still writes
+ * (SiblingHandleWritesAfterFailure), and before #54518 the second report kills the worker (FailedRecvReportedTwice).
+ * {@link #check(FixSet)}, the suite's CONNECTOR linearizability check, model-checks the four set-ups.
  */
 public class AggregatorLinearizability {
     /** Which aggregator operation set is checked. */
-    public enum Mode { SAVES, LOADS, ABORTED_LOAD }
+    public enum Mode { SAVES, LOADS, ABORTED_LOAD, HANDLES }
 
     /**
      * Invocations per set-up in {@link #check(FixSet)} (times {@code vllmrace.lincheck.scale}). Measured with every fix
@@ -75,6 +80,10 @@ public class AggregatorLinearizability {
         if (mode == Mode.SAVES) {
             children = List.of(new LmCacheConnector("LMCacheMPConnector", kv, true, fixes, Configuration.DEFAULT),
                     new LmCacheConnector("OffloadingConnector", kv, true, fixes, Configuration.DEFAULT));
+        } else if (mode == Mode.HANDLES) {
+            NixlDecodeConnector nixl = new NixlDecodeConnector("NixlConnector", kv, fixes);
+            nixl.remotePrefill("R", 4, 2);
+            children = List.of(nixl);
         } else if (mode == Mode.ABORTED_LOAD) {
             NixlDecodeConnector nixl = new NixlDecodeConnector("NixlConnector", kv, fixes);
             nixl.remotePrefill("R", 4);
@@ -143,6 +152,24 @@ public class AggregatorLinearizability {
         });
     }
 
+    /** NIXL handle {@code handle} of R's pull stops: handle 0 fails (ERR), handle 1 completes (DONE, writes the blocks). */
+    @Operation
+    public String handleEnds(int handle) {
+        return atomically("handle " + handle + " ends", () -> {
+            NixlDecodeConnector nixl = (NixlDecodeConnector) children.get(0);
+            try {
+                if (handle == 0) {
+                    nixl.failHandle("R", 0);
+                } else {
+                    nixl.completeHandle("R", handle);
+                }
+                return "ok";
+            } catch (UnknownTransferException e) {
+                return "no transfer";
+            }
+        });
+    }
+
     /** The worker step: {@code get_finished(finished_req_ids)} aggregated; returns R if reported. */
     @Operation
     public String collect() {
@@ -151,6 +178,10 @@ public class AggregatorLinearizability {
             multi.updateConnectorOutput(out);
             if (mode == Mode.ABORTED_LOAD) {
                 return Specification.events(out.finishedRecving().contains("R"), out.finishedSending().contains("R"));
+            }
+            if (mode == Mode.HANDLES) {
+                String dead = log.engineDead() ? " worker dead" : "";
+                return (out.finishedRecving().contains("R") ? "R" + (out.invalidBlockIds().isEmpty() ? "" : " invalid") : "") + dead;
             }
             Set<String> ids = mode == Mode.SAVES ? out.finishedSending() : out.finishedRecving();
             return ids.contains("R") ? "R" : "";
@@ -192,6 +223,7 @@ public class AggregatorLinearizability {
                 case SAVES -> finished;
                 case LOADS -> true;
                 case ABORTED_LOAD -> child == 0 || saveStarted;
+                case HANDLES -> false; // its handles end through handleEnds
             };
             if (!started || done[child]) {
                 return "no transfer";
@@ -200,7 +232,22 @@ public class AggregatorLinearizability {
             return "ok";
         }
 
+        public String handleEnds(int handle) {
+            if (done[handle]) {
+                return "no transfer";
+            }
+            done[handle] = true;
+            return "ok";
+        }
+
         public String collect() {
+            if (m == Mode.HANDLES) {
+                if (done[0] && done[1] && !reported) {
+                    reported = true;
+                    return "R invalid";
+                }
+                return "";
+            }
             if (m == Mode.ABORTED_LOAD) {
                 boolean recv = done[0] && !reported;
                 reported |= recv;
@@ -224,8 +271,14 @@ public class AggregatorLinearizability {
     public static LincheckResult check(FixSet fixes, vllmrace.races.Race focus) {
         int budget = LincheckRun.scaled(INVOCATIONS_PER_MODE);
         List<LincheckResult> runs = new java.util.ArrayList<>();
-        List<Mode> modes = focus == vllmrace.races.Race.RecvAndSendForAbortedLoad
-                ? List.of(Mode.ABORTED_LOAD, Mode.LOADS, Mode.SAVES) : List.of(Mode.LOADS, Mode.SAVES, Mode.ABORTED_LOAD);
+        List<Mode> modes = new java.util.ArrayList<>(List.of(Mode.LOADS, Mode.SAVES, Mode.ABORTED_LOAD, Mode.HANDLES));
+        if (focus == vllmrace.races.Race.RecvAndSendForAbortedLoad) {
+            modes.remove(Mode.ABORTED_LOAD);
+            modes.add(0, Mode.ABORTED_LOAD);
+        } else if (focus == vllmrace.races.Race.FailedRecvReportedTwice || focus == vllmrace.races.Race.SiblingHandleWritesAfterFailure) {
+            modes.remove(Mode.HANDLES);
+            modes.add(0, Mode.HANDLES);
+        }
         for (Mode m : modes) {
             LincheckResult run = check(m, fixes, budget);
             if (run.failed()) {
@@ -238,7 +291,7 @@ public class AggregatorLinearizability {
         // "all Lincheck generated" (invocations below budget) may be claimed only if each run stopped below its budget
         boolean mixed = runs.stream().anyMatch(LincheckResult::exhausted) && !runs.stream().allMatch(LincheckResult::exhausted);
         int total = mixed ? (int) invocations : budget * runs.size();
-        return new LincheckResult("aggregator LOADS + SAVES + ABORTED_LOAD " + fixes, false, invocations, total, wallMillis, "", "",
+        return new LincheckResult("aggregator LOADS + SAVES + ABORTED_LOAD + HANDLES " + fixes, false, invocations, total, wallMillis, "", "",
                 List.of(), List.of(), LincheckResult.Coverage.UNKNOWN, java.util.Map.of(), java.util.Map.of(), null, List.of());
     }
 
@@ -284,10 +337,13 @@ public class AggregatorLinearizability {
             case LOADS -> List.of(LincheckRun.call(c, "childReports", 0), LincheckRun.call(c, "collect"));
             // the abort, then the offload child's save (if one started), then a collect
             case ABORTED_LOAD -> List.of(LincheckRun.call(c, "requestFinished"), LincheckRun.call(c, "childReports", 1), LincheckRun.call(c, "collect"));
+            case HANDLES -> List.of(LincheckRun.call(c, "handleEnds", 0), LincheckRun.call(c, "collect"));
         };
-        List<org.jetbrains.kotlinx.lincheck.Actor> t2 = mode == Mode.ABORTED_LOAD
-                ? List.of(LincheckRun.call(c, "childReports", 0), LincheckRun.call(c, "collect"))
-                : List.of(LincheckRun.call(c, "childReports", 1), LincheckRun.call(c, "collect"));
+        List<org.jetbrains.kotlinx.lincheck.Actor> t2 = switch (mode) {
+            case ABORTED_LOAD -> List.of(LincheckRun.call(c, "childReports", 0), LincheckRun.call(c, "collect"));
+            case HANDLES -> List.of(LincheckRun.call(c, "handleEnds", 1), LincheckRun.call(c, "collect"));
+            default -> List.of(LincheckRun.call(c, "childReports", 1), LincheckRun.call(c, "collect"));
+        };
         Explored.reset();
         ModelCheckingOptions options = LincheckRun.modelChecking(budget)
                 // the step logs must survive Lincheck's restoring of static state after each invocation

@@ -17,7 +17,7 @@ import vllmrace.model.fix.FixSet;
 
 /**
  * The aggregator's operations against the exactly-once sequential specification. LinearizabilityTest runs the CONNECTOR
- * check (its three set-ups) with LateLoadCompletionUnion's and RecvAndSendForAbortedLoad's reported switches (must fail) and with every fix on (must pass).
+ * check (its four set-ups) with the reported switches of each race it lists (must fail) and with every fix on (must pass).
  * Here: each switch that matters to the aggregator, isolated; and that a clean run explored every order of the
  * operations' steps. That second test is needed because the reported variant already breaks the specification in a
  * sequential order, so its failing proves nothing about the interleavings explored.
@@ -45,6 +45,22 @@ class AggregatorLinearizabilityTest {
         assertTrue(result.failed(), "the abort mid-load must start a save next to the pending recv: " + result.figures());
     }
 
+    /** #54518 alone: the repeat report no longer kills the worker, but the failure still comes while handle 1 writes. */
+    @Test
+    void aPullOverTwoHandlesIsNotLinearizableWithOnlyTheDeferralOff() {
+        LincheckResult result = AggregatorLinearizability.check(Mode.HANDLES,
+                FixSet.all().without(Fix.DEFER_RECV_FAILURE_UNTIL_HANDLES_STOP), AggregatorLinearizability.INVOCATIONS_PER_MODE);
+        assertTrue(result.failed(), "R is reported failed before its sibling handle stopped: " + result.figures());
+    }
+
+    /** #56104 alone: the deferral reports once, after both handles; the repeat #54518 drops never arises. */
+    @Test
+    void aPullOverTwoHandlesIsLinearizableWithTheDeferralAlone() {
+        LincheckResult result = AggregatorLinearizability.check(Mode.HANDLES,
+                FixSet.all().without(Fix.FAILED_RECV_REPORTED_ONCE), AggregatorLinearizability.INVOCATIONS_PER_MODE);
+        assertFalse(result.failed(), result.report());
+    }
+
     /** With every fix on, the CONNECTOR check's budget runs every order (by step name) of each set-up's steps. */
     @Test
     void aCleanRunExploresEveryStepOrder() {
@@ -65,8 +81,13 @@ class AggregatorLinearizabilityTest {
             case SAVES -> List.of(step("request_finished"), step("child 0 completes"), collect);
             case LOADS -> List.of(step("child 0 completes"), collect);
             case ABORTED_LOAD -> List.of(step("request_finished"), step("child 1 completes"), collect);
+            case HANDLES -> List.of(step("handle 0 ends"), collect);
         };
-        List<String> t2 = mode == Mode.ABORTED_LOAD ? List.of(step("child 0 completes"), collect) : List.of(step("child 1 completes"), collect);
+        List<String> t2 = switch (mode) {
+            case ABORTED_LOAD -> List.of(step("child 0 completes"), collect);
+            case HANDLES -> List.of(step("handle 1 ends"), collect);
+            default -> List.of(step("child 1 completes"), collect);
+        };
         Set<String> orders = new HashSet<>();
         merge(t1, t2, new ArrayList<>(), orders, collect);
         return orders;

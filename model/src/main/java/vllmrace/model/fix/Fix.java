@@ -2,6 +2,7 @@ package vllmrace.model.fix;
 
 import static vllmrace.model.fix.Provenance.merged;
 import static vllmrace.model.fix.Provenance.mergedFromDiff;
+import static vllmrace.model.fix.Provenance.mergedFromText;
 import static vllmrace.model.fix.Provenance.proposed;
 import static vllmrace.model.fix.Provenance.suite;
 
@@ -236,7 +237,28 @@ public enum Fix {
                             + "drop_stale_output=self.requires_kv_delivery); update_from_output: if output_is_stale and "
                             + "request.drop_stale_output: continue; KVConnectorBase_V1.requires_kv_delivery: "
                             + "return self._kv_transfer_config.is_kv_producer"),
-            "a KV producer's preempted request drops its stale output and is recomputed, so its hand-off has blocks");
+            "a KV producer's preempted request drops its stale output and is recomputed, so its hand-off has blocks"),
+    /**
+     * #54518: the NIXL decode worker no longer asserts when a pull it already reported (one handle failed) is reported
+     * again (a sibling handle failed or finished in a later poll): the repeat is dropped from {@code done_recving}.
+     */
+    FAILED_RECV_REPORTED_ONCE(
+            mergedFromText("#54518", "\"tolerates the missing metadata and drops the repeat from done_recving\"; "
+                            + "nixl/base_worker.py@00bd5131 is before it; @d80b52aa, after #56104, asserts again, the repeat being "
+                            + "impossible there",
+                    "NixlBaseConnectorWorker.get_finished: meta = self._recving_metadata.pop(req_id, None); "
+                            + "assert meta is not None (before); the repeat dropped instead (after)"),
+            "the NIXL decode worker drops a repeated report of a pull instead of asserting"),
+    /**
+     * #56104: a pull with several NIXL handles (heterogeneous TP) reports its failure, and invalidates its blocks, only
+     * once every handle stopped: a sibling handle's posted RDMA writes cannot be aborted.
+     */
+    DEFER_RECV_FAILURE_UNTIL_HANDLES_STOP(
+            merged("#56104", "vllm/distributed/kv_transfer/kv_connector/v1/nixl/base_worker.py@d80b52aa",
+                    "NixlBaseConnectorWorker.get_transfer_results: failures kept in self._recv_failures; "
+                            + "elif req_id not in self._recving_transfers: failed_recv_reqs.add(req_id); "
+                            + "self._invalid_block_ids.put(...) once the request is reported"),
+            "a NIXL pull's failure is reported, its blocks invalidated, only after every handle of it stopped");
 
     private final Provenance provenance;
     private final String description;

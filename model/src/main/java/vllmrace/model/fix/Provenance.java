@@ -63,12 +63,20 @@ public record Provenance(Kind kind, String reference, String status, String evid
         return new Provenance(Kind.MERGED, pr, "read from the PR's diff: " + diff, evidence);
     }
 
+    /**
+     * A merged PR known from its own description only (neither its diff nor a vllm-project file version with its lines
+     * was readable here): {@code text} quotes what it says it changes and names the versions read before and after it.
+     */
+    static Provenance mergedFromText(String pr, String text, String evidence) {
+        return new Provenance(Kind.MERGED, pr, "read from the PR's description (its diff not read): " + text, evidence);
+    }
+
     /** What a merged fix's status must name: a file version ({@code file.py@hex}, {@code @hex}) or a release ({@code v0.27.1}). */
     public static final java.util.regex.Pattern FILE_VERSION = java.util.regex.Pattern.compile("@[0-9a-f]{7,40}\\b|\\bv\\d+\\.\\d+\\.\\d+");
 
-    /** Whether this provenance is merged and names a file version that has it, or the PR diff it was read from. */
+    /** Whether this provenance is merged and names a file version that has it, or the PR diff or description it was read from. */
     public boolean citesSource() {
-        return kind != Kind.MERGED || FILE_VERSION.matcher(status).find() || status.startsWith("read from the PR's diff");
+        return kind != Kind.MERGED || FILE_VERSION.matcher(status).find() || status.startsWith("read from the PR's");
     }
 
     /** A proposal upstream, with its state (open, closed, not merged). */

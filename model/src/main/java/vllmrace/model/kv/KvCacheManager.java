@@ -51,6 +51,11 @@ public final class KvCacheManager {
         this.log = Objects.requireNonNull(log, "log must not be null");
     }
 
+    /** The log the detectors of this manager write to, shared with the engine it serves. */
+    public ViolationLog violations() {
+        return log;
+    }
+
     /**
      * {@code KVCacheManager.allocate_slots}: allocates the blocks for {@code numNewTokens} more tokens and appends them
      * to {@code reqToBlocks[requestId]} (created if missing, as upstream's defaultdict).

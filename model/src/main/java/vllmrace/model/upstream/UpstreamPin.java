@@ -11,7 +11,9 @@ package vllmrace.model.upstream;
  *
  * <p>{@code ParentRequest.get_outputs} is pinned at 491d9235, the one version stored; the model follows PR #28591, which
  * changed it after that commit (see {@code ParentRequest}). The scheduler's functions are pinned at 00024d31, before
- * #45357, #48245 and #50297, which the model mirrors from their diffs.
+ * #45357, #48245 and #50297, which the model mirrors from their diffs. The NIXL decode worker is pinned at 00bd5131,
+ * before #54518 (mirrored from its description; its diff was not read) and #56104 (mirrored from base_worker.py@d80b52aa,
+ * a later version that has it).
  */
 public enum UpstreamPin {
     SCHEDULER_ADD_REQUEST("vllm/v1/core/sched/scheduler.py", "Scheduler.add_request", "00024d314514900f361ad072af6931e403b7f589", "a6ca057c1cd98b8f"),
@@ -74,6 +76,9 @@ public enum UpstreamPin {
     LMCACHE_MP_UPDATE_STATE_AFTER_ALLOC("vllm/distributed/kv_transfer/kv_connector/v1/lmcache_mp_connector.py", "LMCacheMPConnector.update_state_after_alloc", "474b0b8c8b9676e34d101f4f1f8d94860a99fd7f", "6cdd94a78e832e9b", "#47505"),
     NIXL_PULL_UPDATE_STATE_AFTER_ALLOC("vllm/distributed/kv_transfer/kv_connector/v1/nixl/pull_scheduler.py", "NixlPullConnectorScheduler.update_state_after_alloc", "b36ea89655c72f402aae2bcf08208c8841586a8e", "71ea360233c3c802"),
     NIXL_PULL_REQUEST_FINISHED("vllm/distributed/kv_transfer/kv_connector/v1/nixl/pull_scheduler.py", "NixlPullConnectorScheduler.request_finished", "b36ea89655c72f402aae2bcf08208c8841586a8e", "6e492a1518b2255b"),
+    NIXL_WORKER_GET_FINISHED("vllm/distributed/kv_transfer/kv_connector/v1/nixl/base_worker.py", "NixlBaseConnectorWorker.get_finished", "00bd51312724dc9984e7eaa16fa741863db25c97", "0d13d6453b0972b1", "#54518", "#56104"),
+    NIXL_WORKER_POP_DONE_TRANSFERS("vllm/distributed/kv_transfer/kv_connector/v1/nixl/base_worker.py", "NixlBaseConnectorWorker._pop_done_transfers", "00bd51312724dc9984e7eaa16fa741863db25c97", "76f913cddd3ed791", "#56104"),
+    NIXL_WORKER_HANDLE_FAILED_TRANSFER("vllm/distributed/kv_transfer/kv_connector/v1/nixl/base_worker.py", "NixlBaseConnectorWorker._handle_failed_transfer", "00bd51312724dc9984e7eaa16fa741863db25c97", "a141a7d340b3c142", "#56104"),
     REQUEST_IS_FINISHED("vllm/v1/request.py", "Request.is_finished", "dba83d52c06471eabafba4310718ac7a100cbfa4", "7cbc23e4dbe51b6e");
 
     private final String file;

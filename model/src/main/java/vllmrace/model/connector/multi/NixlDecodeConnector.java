@@ -1,6 +1,7 @@
 package vllmrace.model.connector.multi;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -10,6 +11,7 @@ import java.util.Set;
 import vllmrace.model.connector.KvConnectorOutput;
 import vllmrace.model.connector.RequestFinishedResult;
 import vllmrace.model.connector.UnknownTransferException;
+import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.Fix;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.kv.KvCacheManager;
@@ -46,6 +48,17 @@ public final class NixlDecodeConnector extends AsyncLoadingChild {
     private final vllmrace.model.connector.KvRole kvRole;
     /** Requests given an empty receive: the prefill side is told to free its blocks, nothing is pulled. */
     private final Set<String> emptyRecvs = new LinkedHashSet<>();
+    /** Remote TP ranks a request's prefill side has, one NIXL READ handle each (heterogeneous TP); 1 unless set. */
+    private final Map<String, Integer> remoteRanks = new HashMap<>();
+    /** {@code _recving_transfers}: each started pull's handles, until none is in progress. */
+    private final Map<String, Handle[]> recvingTransfers = new HashMap<>();
+    /** {@code _recving_metadata}: a started pull's local blocks, popped when {@code get_finished} reports it. */
+    private final Map<String, List<Integer>> recvingMetadata = new HashMap<>();
+    /** {@code _failed_recv_reqs} before #56104 (one entry per failed handle), {@code _recv_failures} after it. */
+    private final Set<String> failedRecvReqs = new LinkedHashSet<>();
+
+    /** A NIXL READ handle's {@code check_xfer_state}: in progress, done or failed, and released once processed. */
+    private enum Handle { PROC, DONE, ERR, RELEASED }
 
     public NixlDecodeConnector(String name, KvCacheManager kvCacheManager, FixSet fixes) {
         this(name, kvCacheManager, fixes, vllmrace.model.connector.KvRole.KV_BOTH);
@@ -65,7 +78,22 @@ public final class NixlDecodeConnector extends AsyncLoadingChild {
      * @throws IllegalArgumentException for a token count below 1 (nothing changes)
      */
     public void remotePrefill(String requestId, int numTokens) {
+        remotePrefill(requestId, numTokens, 1);
+    }
+
+    /**
+     * As {@link #remotePrefill(String, int)} from a prefill instance with {@code remoteRanks} TP ranks more than this
+     * side's: the pull reads each rank's share with its own handle ({@code _read_blocks_for_req}), and each handle
+     * writes into every one of the request's blocks.
+     *
+     * @throws IllegalArgumentException for a token count or a rank count below 1 (nothing changes)
+     */
+    public synchronized void remotePrefill(String requestId, int numTokens, int remoteRanks) {
+        if (remoteRanks < 1) {
+            throw new IllegalArgumentException("a remote prefill needs at least one remote rank, got " + remoteRanks);
+        }
         offerPrefix(requestId, numTokens, "remote prefill");
+        this.remoteRanks.put(requestId, remoteRanks);
     }
 
     /** {@code update_state_after_alloc}: the pull into {@code blockIds}, or an empty receive for 0 external tokens. */
@@ -91,6 +119,14 @@ public final class NixlDecodeConnector extends AsyncLoadingChild {
             return;
         }
         super.updateStateAfterAlloc(request, blockIds, numExternalTokens);
+        AsyncTransfer pull = loads.get(request.requestId());
+        if (pull != null && !recvingTransfers.containsKey(request.requestId())) { // start_load_kv
+            Handle[] handles = new Handle[remoteRanks.getOrDefault(request.requestId(), 1)];
+            remoteRanks.remove(request.requestId());
+            java.util.Arrays.fill(handles, Handle.PROC);
+            recvingTransfers.put(request.requestId(), handles);
+            recvingMetadata.put(request.requestId(), pull.target.blockIds()); // "always store metadata for failure recovery"
+        }
     }
 
     @Override
@@ -112,58 +148,175 @@ public final class NixlDecodeConnector extends AsyncLoadingChild {
     }
 
     /**
-     * Completed pulls: {@code done_recving}, or with seed 003 (2) a pinned one as {@code done_sending} (after CN2); a
-     * failed pull's blocks in {@code invalid_block_ids}, in the same output.
+     * {@code get_finished} on the decode worker (nixl/base_worker.py): {@code _pop_done_transfers} checks each pull's
+     * handles; a pull with none in progress is done. A failed handle, before #56104 (base_worker.py@00bd5131), runs
+     * {@code _handle_failed_transfer} at once: the pull's blocks go to {@code invalid_block_ids} while its metadata is
+     * there, and the id joins {@code done_recving} in this poll even while a sibling handle still writes. With
+     * {@link Fix#DEFER_RECV_FAILURE_UNTIL_HANDLES_STOP} (base_worker.py@d80b52aa) the failure waits in
+     * {@code _recv_failures} until every handle stopped, and is dropped if the metadata is gone. Each reported id pops
+     * its metadata: a second report of one pull finds none, and {@code assert meta is not None} kills the worker (before
+     * #54518); with {@link Fix#FAILED_RECV_REPORTED_ONCE} the repeat is dropped. A pinned pull (seed 003 (2)) is
+     * reported as {@code done_sending} once done and its id was seen (CN2).
      */
     @Override
     public synchronized KvConnectorOutput getFinished(Set<String> finishedReqIds) {
+        UpstreamPins.enter(UpstreamPin.NIXL_WORKER_GET_FINISHED);
+        UpstreamPins.enter(UpstreamPin.NIXL_WORKER_POP_DONE_TRANSFERS); // inlined below
+        UpstreamPins.enter(UpstreamPin.NIXL_WORKER_HANDLE_FAILED_TRANSFER); // inlined below
         seenFinished.addAll(Objects.requireNonNull(finishedReqIds, "finishedReqIds"));
+        boolean defer = fixes.isOn(Fix.DEFER_RECV_FAILURE_UNTIL_HANDLES_STOP);
         Set<String> recving = new LinkedHashSet<>();
         Set<String> sending = new LinkedHashSet<>();
         Set<Integer> invalid = new LinkedHashSet<>();
         for (Iterator<AsyncTransfer> it = loads.values().iterator(); it.hasNext(); ) {
             AsyncTransfer pull = it.next();
-            if (!pull.done) {
+            if (pull.pinned) {
+                if (pull.done && seenFinished.contains(pull.requestId)) {
+                    sending.add(pull.requestId);
+                    invalid.addAll(invalidBlocksOf(pull));
+                    recvingTransfers.remove(pull.requestId);
+                    recvingMetadata.remove(pull.requestId);
+                    it.remove();
+                }
                 continue;
             }
-            if (!pull.pinned) {
+            Handle[] handles = recvingTransfers.get(pull.requestId);
+            for (int h = 0; h < handles.length; h++) {
+                if (handles[h] == Handle.ERR) { // _handle_failed_transfer
+                    if (!defer && recvingMetadata.containsKey(pull.requestId)) {
+                        invalid.addAll(recvingMetadata.get(pull.requestId));
+                    }
+                    failedRecvReqs.add(pull.requestId);
+                }
+                if (handles[h] != Handle.PROC) {
+                    handles[h] = Handle.RELEASED;
+                }
+            }
+            if (pull.done) { // "Only report request as completed when all transfers are done."
                 recving.add(pull.requestId);
-                invalid.addAll(invalidBlocksOf(pull));
+                recvingTransfers.remove(pull.requestId);
                 it.remove();
-            } else if (seenFinished.contains(pull.requestId)) {
-                sending.add(pull.requestId);
-                invalid.addAll(invalidBlocksOf(pull));
+            }
+        }
+        Set<String> failed = new LinkedHashSet<>();
+        for (Iterator<String> it = failedRecvReqs.iterator(); it.hasNext(); ) {
+            String id = it.next();
+            if (!defer) {
+                failed.add(id); // the queue drains: every failure is reported now
                 it.remove();
+            } else if (!recvingMetadata.containsKey(id)) {
+                it.remove(); // already retired: dropped
+            } else if (!recvingTransfers.containsKey(id)) {
+                failed.add(id); // every handle stopped: report now
+                it.remove();
+            }
+        }
+        recving.addAll(failed);
+        for (Iterator<String> it = recving.iterator(); it.hasNext(); ) {
+            String id = it.next();
+            List<Integer> meta = recvingMetadata.remove(id);
+            if (meta == null) {
+                if (!fixes.isOn(Fix.FAILED_RECV_REPORTED_ONCE)) {
+                    kvCacheManager.violations().record(ViolationKind.ENGINE_ASSERT, id, "NIXL worker get_finished: assert meta is not None ("
+                            + id + " not found in recving_metadata list) raises out of worker_busy_loop, EngineCore dies");
+                }
+                it.remove(); // reported already: not again
+            } else if (defer && failed.contains(id)) {
+                invalid.addAll(meta); // #56104: blocks invalidated once every handle stopped
             }
         }
         return new KvConnectorOutput(sending, recving, invalid);
     }
 
     /**
-     * Worker: the NIXL READ of {@code requestId} completes: it writes the blocks it was started into.
+     * Worker: every handle of the NIXL READ of {@code requestId} still in progress completes: each writes its share of
+     * the blocks the pull was started into.
      *
-     * @throws UnknownTransferException if no pull of that id is in flight (a duplicate or unknown report; nothing changes)
+     * @throws UnknownTransferException if no handle of a pull of that id is in progress (nothing changes)
      */
-    public void completePull(String requestId) {
-        completeLoadOf(requestId, "pull");
+    public synchronized void completePull(String requestId) {
+        for (int h : handlesInProgress(requestId, "pull")) {
+            completeHandle(requestId, h);
+        }
     }
 
     /**
-     * Worker: the NIXL READ of {@code requestId} fails ({@code _handle_failed_transfer}): nothing is written; the pull is
-     * reported done with its blocks invalid.
+     * Worker: every handle of the NIXL READ of {@code requestId} still in progress fails ({@code check_xfer_state} ERR):
+     * nothing more is written.
      *
-     * @throws UnknownTransferException if no pull of that id is in flight (a duplicate or unknown report; nothing changes)
+     * @throws UnknownTransferException if no handle of a pull of that id is in progress (nothing changes)
      */
-    public void failPull(String requestId) {
-        failLoadOf(requestId, "pull");
+    public synchronized void failPull(String requestId) {
+        for (int h : handlesInProgress(requestId, "pull")) {
+            failHandle(requestId, h);
+        }
     }
 
-    /** Worker: every in-flight pull completes now. Returns how many did. */
+    /**
+     * Worker: handle {@code handle} of the pull of {@code requestId} is DONE: its RDMA writes land in the pull's blocks.
+     *
+     * @throws UnknownTransferException if that handle is not in progress (nothing changes)
+     */
+    public synchronized void completeHandle(String requestId, int handle) {
+        AsyncTransfer pull = handleInProgress(requestId, handle);
+        kvCacheManager.completeWrite(pull.target);
+        stop(pull, handle, Handle.DONE);
+    }
+
+    /**
+     * Worker: handle {@code handle} of the pull of {@code requestId} is ERR: it writes nothing more. Its siblings go on:
+     * posted RDMA writes cannot be aborted.
+     *
+     * @throws UnknownTransferException if that handle is not in progress (nothing changes)
+     */
+    public synchronized void failHandle(String requestId, int handle) {
+        AsyncTransfer pull = handleInProgress(requestId, handle);
+        pull.failed = true;
+        stop(pull, handle, Handle.ERR);
+    }
+
+    private AsyncTransfer handleInProgress(String requestId, int handle) {
+        AsyncTransfer pull = loads.get(Objects.requireNonNull(requestId, "requestId"));
+        Handle[] handles = recvingTransfers.get(requestId);
+        if (pull == null || handles == null || handle < 0 || handle >= handles.length || handles[handle] != Handle.PROC) {
+            throw new UnknownTransferException(name() + ": handle " + handle + " of a pull of request " + requestId + " is not in progress");
+        }
+        return pull;
+    }
+
+    private List<Integer> handlesInProgress(String requestId, String what) {
+        Handle[] handles = recvingTransfers.get(Objects.requireNonNull(requestId, "requestId"));
+        List<Integer> proc = new ArrayList<>();
+        for (int h = 0; handles != null && h < handles.length; h++) {
+            if (handles[h] == Handle.PROC) {
+                proc.add(h);
+            }
+        }
+        if (proc.isEmpty()) {
+            throw new UnknownTransferException(name() + ": no " + what + " of request " + requestId + " is in flight");
+        }
+        return proc;
+    }
+
+    private void stop(AsyncTransfer pull, int handle, Handle state) {
+        Handle[] handles = recvingTransfers.get(pull.requestId);
+        handles[handle] = state;
+        pull.done = java.util.Arrays.stream(handles).noneMatch(h -> h == Handle.PROC);
+    }
+
+    /** Worker: every handle still in progress completes now. Returns how many pulls had one. */
     public synchronized int finishInFlightTransfers() {
-        return completeAll(loads.values());
+        int n = 0;
+        for (AsyncTransfer pull : List.copyOf(loads.values())) {
+            if (!pull.done) {
+                completePull(pull.requestId);
+                n++;
+            }
+        }
+        return n;
     }
 
-    /** True while a pull of {@code requestId} is in flight (not yet landed). */
+    /** True while a handle of a pull of {@code requestId} is in progress. */
     public synchronized boolean isPullInFlight(String requestId) {
         AsyncTransfer pull = loads.get(requestId);
         return pull != null && !pull.done;
