@@ -404,25 +404,10 @@ class ConnectorFuzzTest {
     @Test
     @DisplayName("self-test: without NO_SAVE_WHILE_LOADING it finds RecvAndSendForAbortedLoad")
     void withoutTheFixItFindsRecvAndSendForAbortedLoad() {
-        FixSet without = FIXES.without(Fix.NO_SAVE_WHILE_LOADING);
-        for (long seed = 0; seed < SEEDS; seed++) {
-            Setting setting = setting(seed);
-            List<Op> ops = program(seed);
-            String broken = run(without, setting, ops, null);
-            if (broken != null) {
-                List<Op> shortest = shrink(without, setting, ops);
-                String again = run(without, setting, shortest, null);
-                assertTrue(again.contains(ViolationKind.WRITE_INTO_FREED_BLOCK.name())
-                        || again.contains(ViolationKind.DUPLICATE_TRANSFER_EVENT.name()), again);
-                assertTrue(shortest.stream().anyMatch(op -> op.kind() == Op.Kind.ABORT), "an ABORT is part of it: " + shortest);
-                assertTrue(shortest.size() <= 8, "shrunk to " + shortest);
-                assertNull(run(FIXES, setting, shortest, null), "NO_SAVE_WHILE_LOADING on: the same sequence is clean");
-                System.out.println("connector fuzzing without NO_SAVE_WHILE_LOADING: seed " + seed + " (" + (seed + 1) + " seeds) "
-                        + setting + ", shrunk to " + shortest + "\n  " + again);
-                return;
-            }
-        }
-        fail("no seed of " + SEEDS + " found RecvAndSendForAbortedLoad with NO_SAVE_WHILE_LOADING off");
+        Finding f = firstFinding(Fix.NO_SAVE_WHILE_LOADING, "RecvAndSendForAbortedLoad");
+        assertTrue(f.violation().contains(ViolationKind.WRITE_INTO_FREED_BLOCK.name())
+                || f.violation().contains(ViolationKind.DUPLICATE_TRANSFER_EVENT.name()), f.violation());
+        assertTrue(f.shortest().stream().anyMatch(op -> op.kind() == Op.Kind.ABORT), "an ABORT is part of it: " + f.shortest());
     }
 
     /**
@@ -433,24 +418,32 @@ class ConnectorFuzzTest {
     @Test
     @DisplayName("self-test: without DEFER_RECV_FAILURE_UNTIL_HANDLES_STOP it finds SiblingHandleWritesAfterFailure")
     void withoutTheDeferralItFindsSiblingHandleWritesAfterFailure() {
-        FixSet without = FIXES.without(Fix.DEFER_RECV_FAILURE_UNTIL_HANDLES_STOP);
+        Finding f = firstFinding(Fix.DEFER_RECV_FAILURE_UNTIL_HANDLES_STOP, "SiblingHandleWritesAfterFailure");
+        assertTrue(f.violation().contains(ViolationKind.WRITE_INTO_FREED_BLOCK.name()), f.violation());
+        assertTrue(f.shortest().stream().anyMatch(op -> op.kind() == Op.Kind.PULL_FAILS && op.child() == 1),
+                "one handle fails on its own: " + f.shortest());
+    }
+
+    /** The first seed's failing program with {@code fix} off, shrunk (at most 8 operations), and clean with it on. */
+    private static Finding firstFinding(Fix fix, String race) {
+        FixSet without = FIXES.without(fix);
         for (long seed = 0; seed < SEEDS; seed++) {
             Setting setting = setting(seed);
             List<Op> ops = program(seed);
             if (run(without, setting, ops, null) != null) {
                 List<Op> shortest = shrink(without, setting, ops);
                 String again = run(without, setting, shortest, null);
-                assertTrue(again.contains(ViolationKind.WRITE_INTO_FREED_BLOCK.name()), again);
-                assertTrue(shortest.stream().anyMatch(op -> op.kind() == Op.Kind.PULL_FAILS && op.child() == 1),
-                        "one handle fails on its own: " + shortest);
                 assertTrue(shortest.size() <= 8, "shrunk to " + shortest);
-                assertNull(run(FIXES, setting, shortest, null), "DEFER_RECV_FAILURE_UNTIL_HANDLES_STOP on: the same sequence is clean");
-                System.out.println("connector fuzzing without DEFER_RECV_FAILURE_UNTIL_HANDLES_STOP: seed " + seed + " (" + (seed + 1)
-                        + " seeds) " + setting + ", shrunk to " + shortest + "\n  " + again);
-                return;
+                assertNull(run(FIXES, setting, shortest, null), fix + " on: the same sequence is clean");
+                System.out.println("connector fuzzing without " + fix + ": seed " + seed + " (" + (seed + 1) + " seeds) "
+                        + setting + ", shrunk to " + shortest + "\n  " + again);
+                return new Finding(shortest, again);
             }
         }
-        fail("no seed of " + SEEDS + " found SiblingHandleWritesAfterFailure with DEFER_RECV_FAILURE_UNTIL_HANDLES_STOP off");
+        return fail("no seed of " + SEEDS + " found " + race + " with " + fix + " off");
+    }
+
+    private record Finding(List<Op> shortest, String violation) {
     }
 
     /** The invariant check can fail: a second finished_recving of one load is the aggregator's CN1 finding. */
