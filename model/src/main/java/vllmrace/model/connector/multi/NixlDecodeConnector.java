@@ -201,14 +201,12 @@ public final class NixlDecodeConnector extends AsyncLoadingChild {
         Set<String> failed = new LinkedHashSet<>();
         for (Iterator<String> it = failedRecvReqs.iterator(); it.hasNext(); ) {
             String id = it.next();
-            if (!defer) {
-                failed.add(id); // the queue drains: every failure is reported now
-                it.remove();
-            } else if (!recvingMetadata.containsKey(id)) {
-                it.remove(); // already retired: dropped
-            } else if (!recvingTransfers.containsKey(id)) {
-                failed.add(id); // every handle stopped: report now
-                it.remove();
+            if (defer && recvingMetadata.containsKey(id) && recvingTransfers.containsKey(id)) {
+                continue; // #56104: a handle of it still runs: wait
+            }
+            it.remove();
+            if (!defer || recvingMetadata.containsKey(id)) {
+                failed.add(id); // before #56104 the queue drains at once; after it, every handle stopped (else: retired, dropped)
             }
         }
         recving.addAll(failed);

@@ -106,6 +106,8 @@ class NixlHandlesTest {
             nixl.updateStateAfterAlloc(r, fresh.getBlockIds("R"), 4);
             nixl.failPull("R");
             assertEquals(new KvConnectorOutput(Set.of(), Set.of("R"), Set.copyOf(fresh.getBlockIds("R"))), nixl.getFinished(Set.of()), fixes.toString());
+            assertEquals(new KvConnectorOutput(Set.of(), Set.of(), Set.of()), nixl.getFinished(Set.of()), "the failure was reported once: " + fixes);
+            assertTrue(nixl.isIdle());
         }
         assertTrue(log.isEmpty(), log.toString());
     }
