@@ -70,6 +70,18 @@ class NixlHandlesTest {
         assertTrue(log.all().get(0).detail().contains("assert meta is not None"), log.toString());
     }
 
+    /** Before the fixes each failed handle queues the id: with a third handle still running, the second failure asserts. */
+    @Test
+    void beforeTheFixesEveryFailedHandleReportsTheIdAgain() {
+        NixlDecodeConnector nixl = pulling(BEFORE_BOTH, 3);
+        nixl.failHandle("R", 0);
+        assertEquals(Set.of("R"), nixl.getFinished(Set.of()).finishedRecving());
+        nixl.failHandle("R", 1);
+        nixl.getFinished(Set.of());
+        assertEquals(List.of(ViolationKind.ENGINE_ASSERT), kinds(), "handle 2 still runs; the queue re-reported R");
+        assertTrue(nixl.isPullInFlight("R"));
+    }
+
     /** #54518 alone: the second report is dropped, but the first still came while handle 1 was writing. */
     @Test
     void with54518TheRepeatIsDroppedNotAsserted() {
