@@ -233,7 +233,7 @@ public final class NixlDecodeConnector extends AsyncLoadingChild {
      * @throws UnknownTransferException if no handle of a pull of that id is in progress (nothing changes)
      */
     public synchronized void completePull(String requestId) {
-        for (int h : handlesInProgress(requestId, "pull")) {
+        for (int h : handlesInProgress(requestId)) {
             completeHandle(requestId, h);
         }
     }
@@ -245,7 +245,7 @@ public final class NixlDecodeConnector extends AsyncLoadingChild {
      * @throws UnknownTransferException if no handle of a pull of that id is in progress (nothing changes)
      */
     public synchronized void failPull(String requestId) {
-        for (int h : handlesInProgress(requestId, "pull")) {
+        for (int h : handlesInProgress(requestId)) {
             failHandle(requestId, h);
         }
     }
@@ -282,7 +282,7 @@ public final class NixlDecodeConnector extends AsyncLoadingChild {
         return pull;
     }
 
-    private List<Integer> handlesInProgress(String requestId, String what) {
+    private List<Integer> handlesInProgress(String requestId) {
         Handle[] handles = recvingTransfers.get(Objects.requireNonNull(requestId, "requestId"));
         List<Integer> proc = new ArrayList<>();
         for (int h = 0; handles != null && h < handles.length; h++) {
@@ -291,7 +291,7 @@ public final class NixlDecodeConnector extends AsyncLoadingChild {
             }
         }
         if (proc.isEmpty()) {
-            throw new UnknownTransferException(name() + ": no " + what + " of request " + requestId + " is in flight");
+            throw new UnknownTransferException(name() + ": no pull of request " + requestId + " is in flight");
         }
         return proc;
     }
