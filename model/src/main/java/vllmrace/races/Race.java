@@ -13,6 +13,7 @@ import vllmrace.races.connector.LateLoadCompletionUnionScenario;
 import vllmrace.races.connector.PullIntoFreedBlocksScenario;
 import vllmrace.races.connector.RecvAndSendForAbortedLoadScenario;
 import vllmrace.races.connector.FailedRecvReportedTwiceScenario;
+import vllmrace.races.connector.PushSendNeverReportedScenario;
 import vllmrace.races.connector.SiblingHandleWritesAfterFailureScenario;
 import vllmrace.races.frontend.ConcurrentAbortKillsReaddScenario;
 import vllmrace.races.frontend.DelayFreedIdReuseScenario;
@@ -244,6 +245,15 @@ public enum Race {
             Expectation.BUG_FOUND,
             SiblingHandleWritesAfterFailureScenario.Outcome.class,
             (fixes, config, p) -> new SiblingHandleWritesAfterFailureScenario(fixes, config, p),
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("maxTokens", 2))),
+    PushSendNeverReported(
+            Component.CONNECTOR,
+            "PR #58188 (open; a regression of #56104)",
+            Closers.of(Fix.PUSH_SEND_REPORTED_PER_DIRECTION),
+            Expectation.BUG_FOUND,
+            Window.LOST_EVENT,
+            PushSendNeverReportedScenario.Outcome.class,
+            (fixes, config, p) -> new PushSendNeverReportedScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("maxTokens", 2)));
 
     /** Builds a race's scenario: the fixes ON, the deployment's configuration, a point of its family. */

@@ -115,6 +115,8 @@ class EveryDetectorFiresTest {
                 Variant.UPSTREAM_MAIN, ViolationKind.LATE_TRANSFER_REPORT));
         SITUATIONS.put(ViolationKind.DUPLICATE_TRANSFER_EVENT, () -> firstScheduleWith(Race.LateLoadCompletionUnion,
                 Race.LateLoadCompletionUnion.fixes(Variant.REPORTED).with(Fix.SCHEDULER_SKIP_LATE_REPORT), ViolationKind.DUPLICATE_TRANSFER_EVENT));
+        SITUATIONS.put(ViolationKind.SEND_COMPLETION_NEVER_REPORTED, () -> firstScheduleWith(Race.PushSendNeverReported,
+                ViolationKind.SEND_COMPLETION_NEVER_REPORTED));
         SITUATIONS.put(ViolationKind.ABORT_OVERTAKEN_BY_COMPLETION, () -> firstScheduleWith(Race.AbortLosesToFinalStep,
                 ViolationKind.ABORT_OVERTAKEN_BY_COMPLETION));
         // #42157: an id freed between schedule() and _update_after_schedule's unchecked requests[id]

@@ -269,17 +269,19 @@ public final class Catalogue {
         if (!options.shard().equals(Shard.ALL)) {
             return FixDirectionMatrix.inShard(options.shard());
         }
-        return races.contains(Race.LateLoadCompletionUnion) || races.contains(Race.PullIntoFreedBlocks);
+        return races.contains(Race.LateLoadCompletionUnion) || races.contains(Race.PullIntoFreedBlocks)
+                || races.stream().anyMatch(vllmrace.races.connector.HandleReportDirections.RACES::contains);
     }
 
     /**
      * Seed 003's fix-direction matrix: one Lincheck run per combination and every step interleaving, each against
-     * {@link FixDirectionMatrix#EXPECTED}; writes results/fix-directions.md.
+     * {@link FixDirectionMatrix#EXPECTED}; then the NIXL handle-report directions; writes results/fix-directions.md.
      */
     private void fixDirections() {
         out.blank();
-        out.line("Seed 003 fix-direction matrix: Lincheck (" + LincheckRun.scaled(FixDirectionMatrix.COMBINATION_BUDGET)
-                + " invocations per combination) and every step interleaving, 8 combinations");
+        out.line("Fix-direction matrices: seed 003 by Lincheck (" + LincheckRun.scaled(FixDirectionMatrix.COMBINATION_BUDGET)
+                + " invocations per combination) and every step interleaving, 8 combinations; the NIXL handle-report "
+                + "directions over every interleaving");
         FixDirectionsReport report = FixDirectionsReport.compute();
         List<String> differences = report.mismatches();
         out.verdict(differences.isEmpty(), "fix-direction matrix: " + (differences.isEmpty()

@@ -20,6 +20,7 @@ import vllmrace.model.connector.multi.KvOutputAggregator;
 import vllmrace.model.connector.multi.LmCacheConnector;
 import vllmrace.model.connector.multi.MultiConnector;
 import vllmrace.model.connector.multi.NixlDecodeConnector;
+import vllmrace.model.connector.multi.NixlPushProducer;
 import vllmrace.model.detect.ViolationLog;
 import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
@@ -48,11 +49,16 @@ import vllmrace.model.sched.Request;
  * aborted, so nothing may free the blocks before); exactly once per direction means here one finished_recving per pull,
  * whatever number of handles it has. Upstream before #56104 reports the failure while handle 1 still writes
  * (SiblingHandleWritesAfterFailure), and before #54518 the second report kills the worker (FailedRecvReportedTwice).
- * {@link #check(FixSet)}, the suite's CONNECTOR linearizability check, model-checks the four set-ups.
+ * {@link Mode#PUSH} (#58188): the prefill side of NIXL push mode; R finished, its blocks leased and its KV written to two
+ * decode ranks by one WRITE handle each, both of which complete. Spec: R is reported (as finished_sending) once, by the
+ * first collect after both WRITEs completed; exactly once per direction means one finished_sending per push, however
+ * many handles, and no finished_recving on the side that only sends. Upstream after #56104 drops it (the lease outlasts
+ * the check; PushSendNeverReported); {@code PUSH_SEND_REPORTED_PER_DIRECTION} restores it.
+ * {@link #check(FixSet)}, the suite's CONNECTOR linearizability check, model-checks the five set-ups.
  */
 public class AggregatorLinearizability {
     /** Which aggregator operation set is checked. */
-    public enum Mode { SAVES, LOADS, ABORTED_LOAD, HANDLES }
+    public enum Mode { SAVES, LOADS, ABORTED_LOAD, HANDLES, PUSH }
 
     /**
      * Invocations per set-up in {@link #check(FixSet)} (times {@code vllmrace.lincheck.scale}). Measured with every fix
@@ -67,7 +73,7 @@ public class AggregatorLinearizability {
     private final EventLoop loop = new EventLoop(new StepLog());
     private final ViolationLog log = new ViolationLog();
     private final KvCacheManager kv = new KvCacheManager(new BlockPool(2, log), vllmrace.model.EngineProcess.BLOCK_SIZE, log);
-    private final Request request = new Request("R", 1, 4, 1);
+    private final Request request;
     private final List<ChildConnector> children;
     private final MultiConnector multi;
     private final KvOutputAggregator aggregator;
@@ -77,7 +83,12 @@ public class AggregatorLinearizability {
         RunRecorder.countInvocation();
         Explored.add(loop.stepLog());
         kv.allocateSlots("R", 4);
-        if (mode == Mode.SAVES) {
+        request = mode == Mode.PUSH ? Request.finished("R", 1, 3, 1, vllmrace.model.sched.RequestStatus.FINISHED_LENGTH_CAPPED)
+                : new Request("R", 1, 4, 1);
+        if (mode == Mode.PUSH) {
+            NixlPushProducer push = new NixlPushProducer("NixlPushConnector", kv, fixes);
+            children = List.of(push);
+        } else if (mode == Mode.SAVES) {
             children = List.of(new LmCacheConnector("LMCacheMPConnector", kv, true, fixes, Configuration.DEFAULT),
                     new LmCacheConnector("OffloadingConnector", kv, true, fixes, Configuration.DEFAULT));
         } else if (mode == Mode.HANDLES) {
@@ -98,7 +109,11 @@ public class AggregatorLinearizability {
         }
         multi = new MultiConnector(fixes, children);
         aggregator = new KvOutputAggregator(List.of(multi), null, log, null);
-        if (mode != Mode.SAVES) {
+        if (mode == Mode.PUSH) { // R finished and leased, D's PUSH_REG matched: one WRITE per D rank posted
+            finishedReqIds.add("R");
+            multi.requestFinished(request, kv.getBlockIds("R"));
+            ((NixlPushProducer) children.get(0)).postWrites("R", 2);
+        } else if (mode != Mode.SAVES) {
             multi.getNumNewMatchedTokens(request, 0);
             multi.updateStateAfterAlloc(request, kv.getBlockIds("R"), 4);
         }
@@ -152,10 +167,21 @@ public class AggregatorLinearizability {
         });
     }
 
-    /** NIXL handle {@code handle} of R's pull stops: handle 0 fails (ERR), handle 1 completes (DONE, writes the blocks). */
+    /**
+     * NIXL handle {@code handle} of R's transfer stops. HANDLES: handle 0 of the pull fails (ERR), handle 1 completes
+     * (DONE, writes the blocks). PUSH: WRITE handle {@code handle} completes (DONE, it read the blocks).
+     */
     @Operation
     public String handleEnds(int handle) {
         return atomically("handle " + handle + " ends", () -> {
+            if (mode == Mode.PUSH) {
+                try {
+                    ((NixlPushProducer) children.get(0)).completeWrite("R", handle);
+                    return "ok";
+                } catch (UnknownTransferException e) {
+                    return "no transfer";
+                }
+            }
             NixlDecodeConnector nixl = (NixlDecodeConnector) children.get(0);
             try {
                 if (handle == 0) {
@@ -178,6 +204,9 @@ public class AggregatorLinearizability {
             multi.updateConnectorOutput(out);
             if (mode == Mode.ABORTED_LOAD) {
                 return Specification.events(out.finishedRecving().contains("R"), out.finishedSending().contains("R"));
+            }
+            if (mode == Mode.PUSH) {
+                return (out.finishedSending().contains("R") ? "R" : "") + (out.finishedRecving().isEmpty() ? "" : " recv");
             }
             if (mode == Mode.HANDLES) {
                 String dead = log.engineDead() ? " worker dead" : "";
@@ -223,7 +252,7 @@ public class AggregatorLinearizability {
                 case SAVES -> finished;
                 case LOADS -> true;
                 case ABORTED_LOAD -> child == 0 || saveStarted;
-                case HANDLES -> false; // its handles end through handleEnds
+                case HANDLES, PUSH -> false; // its handles end through handleEnds
             };
             if (!started || done[child]) {
                 return "no transfer";
@@ -241,6 +270,13 @@ public class AggregatorLinearizability {
         }
 
         public String collect() {
+            if (m == Mode.PUSH) {
+                if (done[0] && done[1] && !reported) {
+                    reported = true;
+                    return "R";
+                }
+                return "";
+            }
             if (m == Mode.HANDLES) {
                 if (done[0] && done[1] && !reported) {
                     reported = true;
@@ -271,13 +307,16 @@ public class AggregatorLinearizability {
     public static LincheckResult check(FixSet fixes, vllmrace.races.Race focus) {
         int budget = LincheckRun.scaled(INVOCATIONS_PER_MODE);
         List<LincheckResult> runs = new java.util.ArrayList<>();
-        List<Mode> modes = new java.util.ArrayList<>(List.of(Mode.LOADS, Mode.SAVES, Mode.ABORTED_LOAD, Mode.HANDLES));
+        List<Mode> modes = new java.util.ArrayList<>(List.of(Mode.LOADS, Mode.SAVES, Mode.ABORTED_LOAD, Mode.HANDLES, Mode.PUSH));
         if (focus == vllmrace.races.Race.RecvAndSendForAbortedLoad) {
             modes.remove(Mode.ABORTED_LOAD);
             modes.add(0, Mode.ABORTED_LOAD);
         } else if (focus == vllmrace.races.Race.FailedRecvReportedTwice || focus == vllmrace.races.Race.SiblingHandleWritesAfterFailure) {
             modes.remove(Mode.HANDLES);
             modes.add(0, Mode.HANDLES);
+        } else if (focus == vllmrace.races.Race.PushSendNeverReported) {
+            modes.remove(Mode.PUSH);
+            modes.add(0, Mode.PUSH);
         }
         for (Mode m : modes) {
             LincheckResult run = check(m, fixes, budget);
@@ -291,7 +330,7 @@ public class AggregatorLinearizability {
         // "all Lincheck generated" (invocations below budget) may be claimed only if each run stopped below its budget
         boolean mixed = runs.stream().anyMatch(LincheckResult::exhausted) && !runs.stream().allMatch(LincheckResult::exhausted);
         int total = mixed ? (int) invocations : budget * runs.size();
-        return new LincheckResult("aggregator LOADS + SAVES + ABORTED_LOAD + HANDLES " + fixes, false, invocations, total, wallMillis, "", "",
+        return new LincheckResult("aggregator LOADS + SAVES + ABORTED_LOAD + HANDLES + PUSH " + fixes, false, invocations, total, wallMillis, "", "",
                 List.of(), List.of(), LincheckResult.Coverage.UNKNOWN, java.util.Map.of(), java.util.Map.of(), null, List.of());
     }
 
@@ -337,11 +376,11 @@ public class AggregatorLinearizability {
             case LOADS -> List.of(LincheckRun.call(c, "childReports", 0), LincheckRun.call(c, "collect"));
             // the abort, then the offload child's save (if one started), then a collect
             case ABORTED_LOAD -> List.of(LincheckRun.call(c, "requestFinished"), LincheckRun.call(c, "childReports", 1), LincheckRun.call(c, "collect"));
-            case HANDLES -> List.of(LincheckRun.call(c, "handleEnds", 0), LincheckRun.call(c, "collect"));
+            case HANDLES, PUSH -> List.of(LincheckRun.call(c, "handleEnds", 0), LincheckRun.call(c, "collect"));
         };
         List<org.jetbrains.kotlinx.lincheck.Actor> t2 = switch (mode) {
             case ABORTED_LOAD -> List.of(LincheckRun.call(c, "childReports", 0), LincheckRun.call(c, "collect"));
-            case HANDLES -> List.of(LincheckRun.call(c, "handleEnds", 1), LincheckRun.call(c, "collect"));
+            case HANDLES, PUSH -> List.of(LincheckRun.call(c, "handleEnds", 1), LincheckRun.call(c, "collect"));
             default -> List.of(LincheckRun.call(c, "childReports", 1), LincheckRun.call(c, "collect"));
         };
         Explored.reset();

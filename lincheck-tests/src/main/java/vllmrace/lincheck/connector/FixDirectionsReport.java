@@ -10,6 +10,7 @@ import java.util.function.Function;
 import vllmrace.evidence.ResultsDir;
 import vllmrace.lincheck.connector.FixDirectionMatrix.Row;
 import vllmrace.lincheck.verdict.LincheckRun;
+import vllmrace.races.connector.HandleReportDirections;
 import vllmrace.races.connector.SeedThreeInvariant;
 
 /**
@@ -21,12 +22,16 @@ import vllmrace.races.connector.SeedThreeInvariant;
  * @param lincheck   the Lincheck matrix
  * @param exhaustive the matrix over every step-level interleaving
  */
-public record FixDirectionsReport(int budget, List<Row> lincheck, List<Row> exhaustive) {
+public record FixDirectionsReport(int budget, List<Row> lincheck, List<Row> exhaustive, List<HandleReportDirections.Cell> handles) {
 
-    /** Computes both matrices (Lincheck budget {@link FixDirectionMatrix#COMBINATION_BUDGET}, scaled by the deep profile). */
+    /**
+     * Computes both matrices (Lincheck budget {@link FixDirectionMatrix#COMBINATION_BUDGET}, scaled by the deep profile),
+     * and the NIXL handle-report directions ({@link HandleReportDirections}).
+     */
     public static FixDirectionsReport compute() {
         int budget = LincheckRun.scaled(FixDirectionMatrix.COMBINATION_BUDGET);
-        return new FixDirectionsReport(budget, FixDirectionMatrix.compute(budget), FixDirectionMatrix.computeExhaustive());
+        return new FixDirectionsReport(budget, FixDirectionMatrix.compute(budget), FixDirectionMatrix.computeExhaustive(),
+                HandleReportDirections.compute());
     }
 
     /** Every cell of either matrix that differs from the expected one; empty when both match it. */
@@ -34,6 +39,7 @@ public record FixDirectionsReport(int budget, List<Row> lincheck, List<Row> exha
         List<String> all = new ArrayList<>();
         FixDirectionMatrix.mismatches(lincheck).forEach(m -> all.add("Lincheck: " + m));
         FixDirectionMatrix.mismatches(exhaustive).forEach(m -> all.add("every step interleaving: " + m));
+        HandleReportDirections.mismatches(handles).forEach(m -> all.add("NIXL handle directions: " + m));
         return all;
     }
 
@@ -42,7 +48,7 @@ public record FixDirectionsReport(int budget, List<Row> lincheck, List<Row> exha
         long interleavings = FixDirectionMatrix.stepInterleavings();
         List<String> mismatches = mismatches();
         StringBuilder md = new StringBuilder();
-        md.append("# Seed 003 fix-direction matrix\n\n")
+        md.append("# Fix-direction matrices\n\n")
                 .append("Written by the race catalogue (`./catalogue`, via `vllmrace.lincheck.connector.FixDirectionsReport`); ")
                 .append("do not edit by hand.\n\n")
                 .append("Seed 003's scenario (LateLoadCompletionUnion with its aggravating factor PullIntoFreedBlocks, ")
@@ -68,6 +74,7 @@ public record FixDirectionsReport(int budget, List<Row> lincheck, List<Row> exha
                 .append(interleavings).append(" interleavings of the two actors' atomic steps run on a fresh model. ")
                 .append("**NO** (k) = broken in k of them.\n\n");
         table(md, exhaustive, row -> row.invocations() + " interleavings");
+        md.append('\n').append(HandleReportDirections.toMarkdown(handles));
         return md.toString();
     }
 

@@ -61,6 +61,22 @@ class AggregatorLinearizabilityTest {
         assertFalse(result.failed(), result.report());
     }
 
+    /** #58188 off, #56104 on (vLLM main): R's push completes and no collect reports it (PushSendNeverReported). */
+    @Test
+    void aPushIsNotLinearizableWithOnlyThePerDirectionReportOff() {
+        LincheckResult result = AggregatorLinearizability.check(Mode.PUSH,
+                FixSet.all().without(Fix.PUSH_SEND_REPORTED_PER_DIRECTION), AggregatorLinearizability.INVOCATIONS_PER_MODE);
+        assertTrue(result.failed(), "R's completed push is never reported: " + result.figures());
+    }
+
+    /** Before #56104 the push side reported every completed push: linearizable without #58188. */
+    @Test
+    void aPushIsLinearizableBeforeTheHandleRework() {
+        LincheckResult result = AggregatorLinearizability.check(Mode.PUSH, FixSet.all().without(Fix.PUSH_SEND_REPORTED_PER_DIRECTION)
+                .without(Fix.DEFER_RECV_FAILURE_UNTIL_HANDLES_STOP), AggregatorLinearizability.INVOCATIONS_PER_MODE);
+        assertFalse(result.failed(), result.report());
+    }
+
     /** With every fix on, the CONNECTOR check's budget runs every order (by step name) of each set-up's steps. */
     @Test
     void aCleanRunExploresEveryStepOrder() {
@@ -81,11 +97,11 @@ class AggregatorLinearizabilityTest {
             case SAVES -> List.of(step("request_finished"), step("child 0 completes"), collect);
             case LOADS -> List.of(step("child 0 completes"), collect);
             case ABORTED_LOAD -> List.of(step("request_finished"), step("child 1 completes"), collect);
-            case HANDLES -> List.of(step("handle 0 ends"), collect);
+            case HANDLES, PUSH -> List.of(step("handle 0 ends"), collect);
         };
         List<String> t2 = switch (mode) {
             case ABORTED_LOAD -> List.of(step("child 0 completes"), collect);
-            case HANDLES -> List.of(step("handle 1 ends"), collect);
+            case HANDLES, PUSH -> List.of(step("handle 1 ends"), collect);
             default -> List.of(step("child 1 completes"), collect);
         };
         Set<String> orders = new HashSet<>();

@@ -52,6 +52,11 @@ public enum ViolationKind {
     LATE_TRANSFER_REPORT("CN1", true),
     /** CN1: one request got more than one terminal transfer event. */
     DUPLICATE_TRANSFER_EVENT("CN1", false),
+    /**
+     * CN1: a transfer completed and its completion never reached the scheduler: only a lease's expiry released the
+     * request's blocks (NIXL push: the source blocks held for {@code kv_lease_duration} after the WRITEs finished, #58188).
+     */
+    SEND_COMPLETION_NEVER_REPORTED("CN1", false),
     /** An aborted request was completed as a success (the connector keeps its blocks pinned for a decode that never comes). */
     ABORT_OVERTAKEN_BY_COMPLETION("#29987", false),
     /**

@@ -258,7 +258,18 @@ public enum Fix {
                     "NixlBaseConnectorWorker.get_transfer_results: failures kept in self._recv_failures; "
                             + "elif req_id not in self._recving_transfers: failed_recv_reqs.add(req_id); "
                             + "self._invalid_block_ids.put(...) once the request is reported"),
-            "a NIXL pull's failure is reported, its blocks invalidated, only after every handle of it stopped");
+            "a NIXL pull's failure is reported, its blocks invalidated, only after every handle of it stopped"),
+    /**
+     * #58188 (open): a NIXL push producer reports a push whose every WRITE handle completed as {@code finished_sending},
+     * judged by its own send state; after #56104 the done pushes were filtered through the receive metadata, which on the
+     * producer holds no request, so the source blocks waited for the lease.
+     */
+    PUSH_SEND_REPORTED_PER_DIRECTION(
+            proposed("#58188 (open)", "open, not merged (a regression of #56104)",
+                    "the PR's description: successful push WRITEs \"are filtered through _recving_metadata, which tracks incoming "
+                            + "requests\"; push_worker.py@039e79a6 get_transfer_results (its shape): successful = {req_id for req_id in "
+                            + "done_pushing - self._send_failures if req_id in self._reqs_to_send or req_id in self._reqs_to_process}"),
+            "a NIXL push producer reports a completed push by its own send state, not through the receive metadata");
 
     private final Provenance provenance;
     private final String description;

@@ -97,6 +97,21 @@ public final class Request {
         return status;
     }
 
+    /**
+     * A request already finished with {@code status}, as {@code request_finished} sees it: for connector-level checks
+     * that run without a scheduler.
+     *
+     * @throws IllegalArgumentException if {@code status} is not a finished one
+     */
+    public static Request finished(String requestId, long arrivalTime, int numPromptTokens, int maxTokens, RequestStatus status) {
+        if (!Objects.requireNonNull(status, "status").isFinished()) {
+            throw new IllegalArgumentException("a finished request needs a finished status, got " + status);
+        }
+        Request request = new Request(requestId, arrivalTime, numPromptTokens, maxTokens);
+        request.setStatus(status);
+        return request;
+    }
+
     void setStatus(RequestStatus status) {
         this.status = Objects.requireNonNull(status, "status");
     }

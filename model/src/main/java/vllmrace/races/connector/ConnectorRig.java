@@ -6,9 +6,7 @@ import java.util.function.Function;
 import vllmrace.model.asyncio.Coroutine;
 import vllmrace.model.connector.multi.ChildConnector;
 import vllmrace.model.connector.multi.KvOutputAggregator;
-import vllmrace.model.connector.multi.LmCacheConnector;
 import vllmrace.model.connector.multi.MultiConnector;
-import vllmrace.model.connector.multi.NixlDecodeConnector;
 import vllmrace.model.engine.EngineCore;
 import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
@@ -16,7 +14,7 @@ import vllmrace.model.kv.KvCacheManager;
 import vllmrace.races.EngineRig;
 
 /**
- * One decode-side EngineCore of the connector races (lifecycle §3): the {@link EngineRig} wiring whose connector is a
+ * One EngineCore of the connector races (lifecycle §3), decode side (the NIXL push producer's races: prefill side): the {@link EngineRig} wiring whose connector is a
  * {@link MultiConnector} of the children the scenario builds, with one worker (world size 1) behind a
  * {@link KvOutputAggregator}. A worker transfer completing is one atomic step.
  */
@@ -41,23 +39,12 @@ public final class ConnectorRig extends EngineRig {
 
     @Override
     protected void finishInFlightTransfers() {
-        for (ChildConnector c : children) {
-            if (c instanceof NixlDecodeConnector n) {
-                n.finishInFlightTransfers();
-            } else if (c instanceof LmCacheConnector l) {
-                l.finishInFlightTransfers();
-            }
-        }
+        children.forEach(ChildConnector::finishInFlightTransfers);
     }
 
     @Override
     protected boolean transfersIdle() {
-        for (ChildConnector c : children) {
-            if ((c instanceof NixlDecodeConnector n && !n.isIdle()) || (c instanceof LmCacheConnector l && !l.isIdle())) {
-                return false;
-            }
-        }
-        return true;
+        return children.stream().allMatch(ChildConnector::isIdle);
     }
 
     @Override
@@ -67,7 +54,7 @@ public final class ConnectorRig extends EngineRig {
 
     @Override
     protected String transfersSignature() {
-        return "children idle " + transfersIdle();
+        return children.stream().map(ChildConnector::progressSignature).toList().toString();
     }
 
     /** A coroutine of the busy loop's iterations and worker events, in program order. */

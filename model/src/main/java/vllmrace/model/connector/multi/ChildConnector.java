@@ -15,4 +15,15 @@ public interface ChildConnector extends KvConnectorBaseV1, KvConnectorWorker, Pe
 
     /** True while an async load of {@code requestId} by this child is in flight or completed but not yet reported. */
     boolean hasUnreportedLoad(String requestId);
+
+    /** The environment: every transfer of this child still in flight completes now. Returns how many did. */
+    int finishInFlightTransfers();
+
+    /** Nothing in flight, unreported or held by this child. */
+    boolean isIdle();
+
+    /** What another busy-loop iteration could still change in this child (a running timer is progress). */
+    default String progressSignature() {
+        return name() + " idle " + isIdle();
+    }
 }

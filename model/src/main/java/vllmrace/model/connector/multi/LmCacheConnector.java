@@ -175,6 +175,7 @@ public final class LmCacheConnector extends AsyncLoadingChild {
     }
 
     /** Worker: every in-flight load and save completes now. Returns how many did. */
+    @Override
     public synchronized int finishInFlightTransfers() {
         return completeAll(loads.values()) + completeAll(saves);
     }
@@ -192,6 +193,7 @@ public final class LmCacheConnector extends AsyncLoadingChild {
         return targets;
     }
 
+    @Override
     public synchronized boolean isIdle() {
         return loads.isEmpty() && saves.isEmpty();
     }

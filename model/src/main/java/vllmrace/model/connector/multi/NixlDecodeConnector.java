@@ -303,6 +303,7 @@ public final class NixlDecodeConnector extends AsyncLoadingChild {
     }
 
     /** Worker: every handle still in progress completes now. Returns how many pulls had one. */
+    @Override
     public synchronized int finishInFlightTransfers() {
         int n = 0;
         for (AsyncTransfer pull : List.copyOf(loads.values())) {
@@ -337,6 +338,7 @@ public final class NixlDecodeConnector extends AsyncLoadingChild {
         return emptyRecvs.contains(requestId);
     }
 
+    @Override
     public synchronized boolean isIdle() {
         return loads.isEmpty();
     }
