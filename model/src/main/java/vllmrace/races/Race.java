@@ -13,6 +13,7 @@ import vllmrace.races.connector.LateLoadCompletionUnionScenario;
 import vllmrace.races.connector.PullIntoFreedBlocksScenario;
 import vllmrace.races.connector.RecvAndSendForAbortedLoadScenario;
 import vllmrace.races.connector.FailedRecvReportedTwiceScenario;
+import vllmrace.races.connector.NotifOnlyFailedRecvForRemovedScenario;
 import vllmrace.races.connector.PushSendNeverReportedScenario;
 import vllmrace.races.connector.SiblingHandleWritesAfterFailureScenario;
 import vllmrace.races.frontend.ConcurrentAbortKillsReaddScenario;
@@ -254,7 +255,16 @@ public enum Race {
             Window.LOST_EVENT,
             PushSendNeverReportedScenario.Outcome.class,
             (fixes, config, p) -> new PushSendNeverReportedScenario(fixes, config, p),
-            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("maxTokens", 2)));
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("maxTokens", 2))),
+    NotifOnlyFailedRecvForRemoved(
+            Component.CONNECTOR,
+            "#57570",
+            Closers.of(Fix.NOTIF_ONLY_NOT_RECV_TRACKED, Fix.SCHEDULER_SKIP_LATE_REPORT),
+            Expectation.BUG_FOUND,
+            Window.ORDER,
+            NotifOnlyFailedRecvForRemovedScenario.Outcome.class,
+            (fixes, config, p) -> new NotifOnlyFailedRecvForRemovedScenario(fixes, config, p),
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("promptBlocks", 2)));
 
     /** Builds a race's scenario: the fixes ON, the deployment's configuration, a point of its family. */
     @FunctionalInterface

@@ -54,11 +54,15 @@ import vllmrace.model.sched.Request;
  * first collect after both WRITEs completed; exactly once per direction means one finished_sending per push, however
  * many handles, and no finished_recving on the side that only sends. Upstream after #56104 drops it (the lease outlasts
  * the check; PushSendNeverReported); {@code PUSH_SEND_REPORTED_PER_DIRECTION} restores it.
- * {@link #check(FixSet)}, the suite's CONNECTOR linearizability check, model-checks the five set-ups.
+ * {@link Mode#NOTIFY} (#57570): a NIXL child whose R is aborted before it was scheduled ({@code requestFinished}: an
+ * empty receive, only to tell the prefill side to free its KV), the handshake that notification needs failing
+ * ({@code handshakeFails}). Spec: a notification-only entry is never reported, in either direction. Upstream before
+ * #57570 reports R's failed receive (NotifOnlyFailedRecvForRemoved); {@code NOTIF_ONLY_NOT_RECV_TRACKED} restores it.
+ * {@link #check(FixSet)}, the suite's CONNECTOR linearizability check, model-checks the six set-ups.
  */
 public class AggregatorLinearizability {
     /** Which aggregator operation set is checked. */
-    public enum Mode { SAVES, LOADS, ABORTED_LOAD, HANDLES, PUSH }
+    public enum Mode { SAVES, LOADS, ABORTED_LOAD, HANDLES, PUSH, NOTIFY }
 
     /**
      * Invocations per set-up in {@link #check(FixSet)} (times {@code vllmrace.lincheck.scale}). Measured with every fix
@@ -88,6 +92,11 @@ public class AggregatorLinearizability {
         if (mode == Mode.PUSH) {
             NixlPushProducer push = new NixlPushProducer("NixlPushConnector", kv, fixes);
             children = List.of(push);
+        } else if (mode == Mode.NOTIFY) {
+            NixlDecodeConnector nixl = new NixlDecodeConnector("NixlConnector", kv, fixes);
+            nixl.remotePrefill("R", 4);
+            nixl.handshakeWillFail("R"); // no agent for R's prefill engine yet; its handshake fails
+            children = List.of(nixl);
         } else if (mode == Mode.SAVES) {
             children = List.of(new LmCacheConnector("LMCacheMPConnector", kv, true, fixes, Configuration.DEFAULT),
                     new LmCacheConnector("OffloadingConnector", kv, true, fixes, Configuration.DEFAULT));
@@ -113,7 +122,7 @@ public class AggregatorLinearizability {
             finishedReqIds.add("R");
             multi.requestFinished(request, kv.getBlockIds("R"));
             ((NixlPushProducer) children.get(0)).postWrites("R", 2);
-        } else if (mode != Mode.SAVES) {
+        } else if (mode != Mode.SAVES && mode != Mode.NOTIFY) {
             multi.getNumNewMatchedTokens(request, 0);
             multi.updateStateAfterAlloc(request, kv.getBlockIds("R"), 4);
         }
@@ -196,6 +205,15 @@ public class AggregatorLinearizability {
         });
     }
 
+    /** NOTIFY: the handshake thread fails every pending handshake ({@code _handle_failed_transfer(req_id, None)}). */
+    @Operation
+    public String handshakeFails() {
+        return atomically("handshake fails", () -> {
+            ((NixlDecodeConnector) children.get(0)).failPendingHandshakes();
+            return "ok";
+        });
+    }
+
     /** The worker step: {@code get_finished(finished_req_ids)} aggregated; returns R if reported. */
     @Operation
     public String collect() {
@@ -203,6 +221,9 @@ public class AggregatorLinearizability {
             KvConnectorOutput out = aggregator.getFinished(Set.copyOf(finishedReqIds));
             multi.updateConnectorOutput(out);
             if (mode == Mode.ABORTED_LOAD) {
+                return Specification.events(out.finishedRecving().contains("R"), out.finishedSending().contains("R"));
+            }
+            if (mode == Mode.NOTIFY) {
                 return Specification.events(out.finishedRecving().contains("R"), out.finishedSending().contains("R"));
             }
             if (mode == Mode.PUSH) {
@@ -240,6 +261,9 @@ public class AggregatorLinearizability {
                 return "already finished";
             }
             finished = true;
+            if (m == Mode.NOTIFY) {
+                return "free"; // an empty receive: nothing held
+            }
             if (m == Mode.ABORTED_LOAD) {
                 saveStarted = reported;
                 return saveStarted ? "delay" : "free";
@@ -252,7 +276,7 @@ public class AggregatorLinearizability {
                 case SAVES -> finished;
                 case LOADS -> true;
                 case ABORTED_LOAD -> child == 0 || saveStarted;
-                case HANDLES, PUSH -> false; // its handles end through handleEnds
+                case HANDLES, PUSH, NOTIFY -> false; // its handles end through handleEnds; NOTIFY transfers nothing
             };
             if (!started || done[child]) {
                 return "no transfer";
@@ -269,7 +293,14 @@ public class AggregatorLinearizability {
             return "ok";
         }
 
+        public String handshakeFails() {
+            return "ok";
+        }
+
         public String collect() {
+            if (m == Mode.NOTIFY) {
+                return ""; // a notification-only entry is never reported
+            }
             if (m == Mode.PUSH) {
                 if (done[0] && done[1] && !reported) {
                     reported = true;
@@ -307,7 +338,7 @@ public class AggregatorLinearizability {
     public static LincheckResult check(FixSet fixes, vllmrace.races.Race focus) {
         int budget = LincheckRun.scaled(INVOCATIONS_PER_MODE);
         List<LincheckResult> runs = new java.util.ArrayList<>();
-        List<Mode> modes = new java.util.ArrayList<>(List.of(Mode.LOADS, Mode.SAVES, Mode.ABORTED_LOAD, Mode.HANDLES, Mode.PUSH));
+        List<Mode> modes = new java.util.ArrayList<>(List.of(Mode.LOADS, Mode.SAVES, Mode.ABORTED_LOAD, Mode.HANDLES, Mode.PUSH, Mode.NOTIFY));
         if (focus == vllmrace.races.Race.RecvAndSendForAbortedLoad) {
             modes.remove(Mode.ABORTED_LOAD);
             modes.add(0, Mode.ABORTED_LOAD);
@@ -317,6 +348,9 @@ public class AggregatorLinearizability {
         } else if (focus == vllmrace.races.Race.PushSendNeverReported) {
             modes.remove(Mode.PUSH);
             modes.add(0, Mode.PUSH);
+        } else if (focus == vllmrace.races.Race.NotifOnlyFailedRecvForRemoved) {
+            modes.remove(Mode.NOTIFY);
+            modes.add(0, Mode.NOTIFY);
         }
         for (Mode m : modes) {
             LincheckResult run = check(m, fixes, budget);
@@ -330,7 +364,7 @@ public class AggregatorLinearizability {
         // "all Lincheck generated" (invocations below budget) may be claimed only if each run stopped below its budget
         boolean mixed = runs.stream().anyMatch(LincheckResult::exhausted) && !runs.stream().allMatch(LincheckResult::exhausted);
         int total = mixed ? (int) invocations : budget * runs.size();
-        return new LincheckResult("aggregator LOADS + SAVES + ABORTED_LOAD + HANDLES + PUSH " + fixes, false, invocations, total, wallMillis, "", "",
+        return new LincheckResult("aggregator LOADS + SAVES + ABORTED_LOAD + HANDLES + PUSH + NOTIFY " + fixes, false, invocations, total, wallMillis, "", "",
                 List.of(), List.of(), LincheckResult.Coverage.UNKNOWN, java.util.Map.of(), java.util.Map.of(), null, List.of());
     }
 
@@ -377,10 +411,12 @@ public class AggregatorLinearizability {
             // the abort, then the offload child's save (if one started), then a collect
             case ABORTED_LOAD -> List.of(LincheckRun.call(c, "requestFinished"), LincheckRun.call(c, "childReports", 1), LincheckRun.call(c, "collect"));
             case HANDLES, PUSH -> List.of(LincheckRun.call(c, "handleEnds", 0), LincheckRun.call(c, "collect"));
+            case NOTIFY -> List.of(LincheckRun.call(c, "requestFinished"), LincheckRun.call(c, "collect"));
         };
         List<org.jetbrains.kotlinx.lincheck.Actor> t2 = switch (mode) {
             case ABORTED_LOAD -> List.of(LincheckRun.call(c, "childReports", 0), LincheckRun.call(c, "collect"));
             case HANDLES, PUSH -> List.of(LincheckRun.call(c, "handleEnds", 1), LincheckRun.call(c, "collect"));
+            case NOTIFY -> List.of(LincheckRun.call(c, "handshakeFails"), LincheckRun.call(c, "collect"));
             default -> List.of(LincheckRun.call(c, "childReports", 1), LincheckRun.call(c, "collect"));
         };
         Explored.reset();

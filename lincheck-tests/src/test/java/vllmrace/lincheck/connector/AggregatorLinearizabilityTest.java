@@ -69,6 +69,14 @@ class AggregatorLinearizabilityTest {
         assertTrue(result.failed(), "R's completed push is never reported: " + result.figures());
     }
 
+    /** #57570 (and seed 003's (3)) off: the failed handshake of a notification-only entry is reported as a receive. */
+    @Test
+    void aNotificationIsNotLinearizableWithout57570() {
+        LincheckResult result = AggregatorLinearizability.check(Mode.NOTIFY,
+                FixSet.all().without(Fix.NOTIF_ONLY_NOT_RECV_TRACKED), AggregatorLinearizability.INVOCATIONS_PER_MODE);
+        assertTrue(result.failed(), "the empty receive is reported after its handshake failed: " + result.figures());
+    }
+
     /** Before #56104 the push side reported every completed push: linearizable without #58188. */
     @Test
     void aPushIsLinearizableBeforeTheHandleRework() {
@@ -98,10 +106,12 @@ class AggregatorLinearizabilityTest {
             case LOADS -> List.of(step("child 0 completes"), collect);
             case ABORTED_LOAD -> List.of(step("request_finished"), step("child 1 completes"), collect);
             case HANDLES, PUSH -> List.of(step("handle 0 ends"), collect);
+            case NOTIFY -> List.of(step("request_finished"), collect);
         };
         List<String> t2 = switch (mode) {
             case ABORTED_LOAD -> List.of(step("child 0 completes"), collect);
             case HANDLES, PUSH -> List.of(step("handle 1 ends"), collect);
+            case NOTIFY -> List.of(step("handshake fails"), collect);
             default -> List.of(step("child 1 completes"), collect);
         };
         Set<String> orders = new HashSet<>();

@@ -260,6 +260,17 @@ public enum Fix {
                             + "self._invalid_block_ids.put(...) once the request is reported"),
             "a NIXL pull's failure is reported, its blocks invalidated, only after every handle of it stopped"),
     /**
+     * #57570: a notification-only receive (an abort before scheduling, a full local prefix hit) is kept out of the
+     * worker's receive tracking, so a failed handshake for its notification reports nothing for an id the scheduler
+     * already removed.
+     */
+    NOTIF_ONLY_NOT_RECV_TRACKED(
+            merged("#57570", "vllm/distributed/kv_transfer/kv_connector/v1/nixl/pull_worker.py@d80b52aa",
+                    "NixlPullConnectorWorker.start_load_kv: if meta.awaiting_kvs or any(meta.local_block_ids): "
+                            + "self._recving_metadata[req_id] = meta (@0316d25, before: always stored, \"always store metadata "
+                            + "for failure recovery\"); base_worker.py@d80b52aa get_transfer_results drops a failure without metadata"),
+            "a NIXL notification-only receive is not tracked as a receive: its failed handshake reports nothing"),
+    /**
      * #58188 (open): a NIXL push producer reports a push whose every WRITE handle completed as {@code finished_sending},
      * judged by its own send state; after #56104 the done pushes were filtered through the receive metadata, which on the
      * producer holds no request, so the source blocks waited for the lease.

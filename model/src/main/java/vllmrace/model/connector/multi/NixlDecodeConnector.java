@@ -56,6 +56,10 @@ public final class NixlDecodeConnector extends AsyncLoadingChild {
     private final Map<String, List<Integer>> recvingMetadata = new HashMap<>();
     /** {@code _failed_recv_reqs} before #56104 (one entry per failed handle), {@code _recv_failures} after it. */
     private final Set<String> failedRecvReqs = new LinkedHashSet<>();
+    /** Requests whose prefill engine this worker never handshaked, and whose handshake will fail (set-up). */
+    private final Set<String> handshakeFails = new LinkedHashSet<>();
+    /** Pulls and notifications waiting for the background handshake with their prefill engine. */
+    private final Set<String> pendingHandshake = new LinkedHashSet<>();
 
     /** A NIXL READ handle's {@code check_xfer_state}: in progress, done or failed, and released once processed. */
     private enum Handle { PROC, DONE, ERR, RELEASED }
@@ -96,6 +100,35 @@ public final class NixlDecodeConnector extends AsyncLoadingChild {
         this.remoteRanks.put(requestId, remoteRanks);
     }
 
+    /**
+     * Set-up: this worker has no agent yet for the prefill engine of {@code requestId} ({@code remote_engine_id not in
+     * self._remote_agents}), and the handshake it will start fails (e.g. a block-size mismatch): the pull, or the
+     * notification of an empty receive, waits on the handshake thread until {@link #failPendingHandshakes}.
+     */
+    public synchronized void handshakeWillFail(String requestId) {
+        handshakeFails.add(Objects.requireNonNull(requestId, "requestId"));
+    }
+
+    /**
+     * Handshake thread: every pending handshake fails; its future's callback runs {@code _handle_failed_transfer(req_id,
+     * None)}: the id joins {@code _failed_recv_reqs} (a pull's blocks were never written: its failure is reported with
+     * them invalid). An empty receive's id joins it too, as the worker tracks it like a receive before #57570. Returns how
+     * many failed; with none pending the thread has nothing to do.
+     */
+    public synchronized int failPendingHandshakes() {
+        for (String id : pendingHandshake) {
+            AsyncTransfer pull = loads.get(id);
+            if (pull != null) {
+                pull.done = true;
+                pull.failed = true;
+            }
+            failedRecvReqs.add(id);
+        }
+        int n = pendingHandshake.size();
+        pendingHandshake.clear();
+        return n;
+    }
+
     /** {@code update_state_after_alloc}: the pull into {@code blockIds}, or an empty receive for 0 external tokens. */
     /**
      * By default {@code kv_both}, as NIXL P/D deployments configure both sides (the NIXL usage guide and upstream's MultiConnector
@@ -114,7 +147,7 @@ public final class NixlDecodeConnector extends AsyncLoadingChild {
         Objects.requireNonNull(blockIds, "blockIds");
         if (numExternalTokens == 0) {
             if (takeOffer(request.requestId())) {
-                emptyRecvs.add(request.requestId());
+                registerEmptyRecv(request.requestId());
             }
             return;
         }
@@ -124,8 +157,28 @@ public final class NixlDecodeConnector extends AsyncLoadingChild {
             Handle[] handles = new Handle[remoteRanks.getOrDefault(request.requestId(), 1)];
             remoteRanks.remove(request.requestId());
             java.util.Arrays.fill(handles, Handle.PROC);
-            recvingTransfers.put(request.requestId(), handles);
             recvingMetadata.put(request.requestId(), pull.target.blockIds()); // "always store metadata for failure recovery"
+            if (handshakeFails.contains(request.requestId())) {
+                pendingHandshake.add(request.requestId()); // _background_nixl_handshake; the READ waits for it
+            } else {
+                recvingTransfers.put(request.requestId(), handles);
+            }
+        }
+    }
+
+    /**
+     * An empty receive ({@code _reqs_need_recv[id] = (request, [])}): the worker tells the prefill side to free its blocks.
+     * Before #57570 {@code start_load_kv} stores its metadata like a receive's ("always store metadata for failure
+     * recovery"); with {@link Fix#NOTIF_ONLY_NOT_RECV_TRACKED} only a receive that awaits KV or has local blocks is
+     * stored. Without an agent for its prefill engine the notification waits for the handshake.
+     */
+    private void registerEmptyRecv(String requestId) {
+        emptyRecvs.add(requestId);
+        if (!fixes.isOn(Fix.NOTIF_ONLY_NOT_RECV_TRACKED)) {
+            recvingMetadata.put(requestId, List.of());
+        }
+        if (handshakeFails.contains(requestId)) {
+            pendingHandshake.add(requestId);
         }
     }
 
@@ -134,7 +187,7 @@ public final class NixlDecodeConnector extends AsyncLoadingChild {
         UpstreamPins.enter(UpstreamPin.NIXL_PULL_REQUEST_FINISHED);
         countRequestFinished(request, blockIds);
         if (takeOffer(request.requestId())) {
-            emptyRecvs.add(request.requestId()); // "update_state_after_alloc must not have been called"
+            registerEmptyRecv(request.requestId()); // "update_state_after_alloc must not have been called"
             return RequestFinishedResult.FREE_NOW;
         }
         AsyncTransfer pull = loads.get(request.requestId());
@@ -181,6 +234,12 @@ public final class NixlDecodeConnector extends AsyncLoadingChild {
                 continue;
             }
             Handle[] handles = recvingTransfers.get(pull.requestId);
+            if (handles == null) { // no READ posted: its handshake is pending, or failed (then reported as a failure below)
+                if (pull.done) {
+                    it.remove();
+                }
+                continue;
+            }
             for (int h = 0; h < handles.length; h++) {
                 if (handles[h] == Handle.ERR) { // _handle_failed_transfer
                     if (!defer && recvingMetadata.containsKey(pull.requestId)) {
@@ -219,8 +278,8 @@ public final class NixlDecodeConnector extends AsyncLoadingChild {
                             + id + " not found in recving_metadata list) raises out of worker_busy_loop, EngineCore dies");
                 }
                 it.remove(); // reported already: not again
-            } else if (defer && failed.contains(id)) {
-                invalid.addAll(meta); // #56104: blocks invalidated once every handle stopped
+            } else if (failed.contains(id)) {
+                invalid.addAll(meta); // #56104: blocks invalidated once every handle stopped (before it: at the ERR, or here for a failed handshake)
             }
         }
         return new KvConnectorOutput(sending, recving, invalid);
@@ -302,12 +361,12 @@ public final class NixlDecodeConnector extends AsyncLoadingChild {
         pull.done = java.util.Arrays.stream(handles).noneMatch(h -> h == Handle.PROC);
     }
 
-    /** Worker: every handle still in progress completes now. Returns how many pulls had one. */
+    /** Worker: every pending handshake fails (as set up), then every handle still in progress completes. Returns how many pulls had one. */
     @Override
     public synchronized int finishInFlightTransfers() {
-        int n = 0;
+        int n = failPendingHandshakes();
         for (AsyncTransfer pull : List.copyOf(loads.values())) {
-            if (!pull.done) {
+            if (!pull.done && recvingTransfers.containsKey(pull.requestId)) {
                 completePull(pull.requestId);
                 n++;
             }
@@ -323,7 +382,7 @@ public final class NixlDecodeConnector extends AsyncLoadingChild {
 
     @Override
     public synchronized boolean hasPendingTransfer(String requestId) {
-        return loads.containsKey(requestId);
+        return loads.containsKey(requestId) || pendingHandshake.contains(requestId) || failedRecvReqs.contains(requestId);
     }
 
     @Override
@@ -340,6 +399,6 @@ public final class NixlDecodeConnector extends AsyncLoadingChild {
 
     @Override
     public synchronized boolean isIdle() {
-        return loads.isEmpty();
+        return loads.isEmpty() && pendingHandshake.isEmpty() && failedRecvReqs.isEmpty();
     }
 }

@@ -140,6 +140,55 @@ class NixlHandlesTest {
         assertTrue(log.isEmpty(), log.toString());
     }
 
+    /** Before #57570 an empty receive whose handshake fails is reported as a failed receive; with it, nothing is. */
+    @Test
+    void aNotificationOnlyEntryIsReportedOnlyBefore57570() {
+        for (boolean fixed : new boolean[] {false, true}) {
+            FixSet fixes = fixed ? FixSet.upstreamMain() : FixSet.upstreamMain().without(Fix.NOTIF_ONLY_NOT_RECV_TRACKED);
+            NixlDecodeConnector nixl = new NixlDecodeConnector("NIXL", kv, fixes);
+            nixl.remotePrefill("A", 4);
+            nixl.handshakeWillFail("A");
+            assertFalse(nixl.requestFinished(new Request("A", 1, 4, 1), List.of()).delayFreeBlocks(), "aborted before scheduling");
+            assertTrue(nixl.notifiedWithoutPull("A"));
+            assertEquals(new KvConnectorOutput(Set.of(), Set.of(), Set.of()), nixl.getFinished(Set.of()), "the handshake is pending");
+            assertEquals(1, nixl.failPendingHandshakes());
+            assertEquals(0, nixl.failPendingHandshakes(), "nothing left for the handshake thread");
+            assertEquals(fixed ? Set.of() : Set.of("A"), nixl.getFinished(Set.of()).finishedRecving(), fixed ? "#57570" : "before it");
+            assertTrue(nixl.isIdle());
+        }
+        assertTrue(log.isEmpty(), log.toString());
+    }
+
+    /** A pull whose handshake fails writes nothing and is reported failed once, its blocks invalid, under every fix set. */
+    @Test
+    void aPullWhoseHandshakeFailsIsReportedFailedOnce() {
+        for (FixSet fixes : List.of(BEFORE_BOTH, FixSet.upstreamMain())) {
+            KvCacheManager fresh = new KvCacheManager(new BlockPool(2, log), 4, log);
+            NixlDecodeConnector nixl = new NixlDecodeConnector("NIXL", fresh, fixes);
+            nixl.remotePrefill("R", 4);
+            nixl.handshakeWillFail("R");
+            fresh.allocateSlots("R", 4);
+            nixl.updateStateAfterAlloc(r, fresh.getBlockIds("R"), 4);
+            assertTrue(nixl.isPullInFlight("R"), "waiting for the handshake");
+            assertThrows(UnknownTransferException.class, () -> nixl.completeHandle("R", 0), "no READ posted yet");
+            assertEquals(Set.of(), nixl.getFinished(Set.of()).finishedRecving());
+            assertEquals(1, nixl.finishInFlightTransfers(), "the environment fails the pending handshake");
+            assertTrue(nixl.hasPendingTransfer("R"), "the failure is still to be reported");
+            assertEquals(new KvConnectorOutput(Set.of(), Set.of("R"), Set.copyOf(fresh.getBlockIds("R"))), nixl.getFinished(Set.of()), fixes.toString());
+            assertEquals(new KvConnectorOutput(Set.of(), Set.of(), Set.of()), nixl.getFinished(Set.of()), "once: " + fixes);
+            assertTrue(nixl.isIdle());
+        }
+        assertTrue(log.isEmpty(), log.toString());
+    }
+
+    @Test
+    void aHandshakeSetUpNeedsAnId() {
+        NixlDecodeConnector nixl = new NixlDecodeConnector("NIXL", kv, FixSet.upstreamMain());
+        assertThrows(NullPointerException.class, () -> nixl.handshakeWillFail(null));
+        assertEquals(0, nixl.failPendingHandshakes(), "nothing pending: the thread has nothing to do");
+        assertTrue(nixl.isIdle());
+    }
+
     private List<ViolationKind> kinds() {
         return log.all().stream().map(Violation::kind).toList();
     }
