@@ -13,6 +13,7 @@ import vllmrace.races.connector.LateLoadCompletionUnionScenario;
 import vllmrace.races.connector.PullIntoFreedBlocksScenario;
 import vllmrace.races.connector.RecvAndSendForAbortedLoadScenario;
 import vllmrace.races.connector.FailedRecvReportedTwiceScenario;
+import vllmrace.races.connector.LeaseReaperHeadOfLineScenario;
 import vllmrace.races.connector.NotifOnlyFailedRecvForRemovedScenario;
 import vllmrace.races.connector.PushSendNeverReportedScenario;
 import vllmrace.races.connector.SiblingHandleWritesAfterFailureScenario;
@@ -264,7 +265,15 @@ public enum Race {
             Window.ORDER,
             NotifOnlyFailedRecvForRemovedScenario.Outcome.class,
             (fixes, config, p) -> new NotifOnlyFailedRecvForRemovedScenario(fixes, config, p),
-            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("promptBlocks", 2)));
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("promptBlocks", 2))),
+    LeaseReaperHeadOfLine(
+            Component.CONNECTOR,
+            "#58222, PR #50789 (both open)",
+            Closers.of(Fix.REAP_EVERY_EXPIRED_LEASE),
+            Expectation.BUG_FOUND,
+            LeaseReaperHeadOfLineScenario.Outcome.class,
+            (fixes, config, p) -> new LeaseReaperHeadOfLineScenario(fixes, config, p),
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1)));
 
     /** Builds a race's scenario: the fixes ON, the deployment's configuration, a point of its family. */
     @FunctionalInterface

@@ -117,6 +117,8 @@ class EveryDetectorFiresTest {
                 Race.LateLoadCompletionUnion.fixes(Variant.REPORTED).with(Fix.SCHEDULER_SKIP_LATE_REPORT), ViolationKind.DUPLICATE_TRANSFER_EVENT));
         SITUATIONS.put(ViolationKind.SEND_COMPLETION_NEVER_REPORTED, () -> firstScheduleWith(Race.PushSendNeverReported,
                 ViolationKind.SEND_COMPLETION_NEVER_REPORTED));
+        SITUATIONS.put(ViolationKind.LEASE_EXPIRED_NOT_RELEASED, () -> firstScheduleWith(Race.LeaseReaperHeadOfLine,
+                ViolationKind.LEASE_EXPIRED_NOT_RELEASED));
         SITUATIONS.put(ViolationKind.ABORT_OVERTAKEN_BY_COMPLETION, () -> firstScheduleWith(Race.AbortLosesToFinalStep,
                 ViolationKind.ABORT_OVERTAKEN_BY_COMPLETION));
         // #42157: an id freed between schedule() and _update_after_schedule's unchecked requests[id]

@@ -58,11 +58,16 @@ import vllmrace.model.sched.Request;
  * empty receive, only to tell the prefill side to free its KV), the handshake that notification needs failing
  * ({@code handshakeFails}). Spec: a notification-only entry is never reported, in either direction. Upstream before
  * #57570 reports R's failed receive (NotifOnlyFailedRecvForRemoved); {@code NOTIF_ONLY_NOT_RECV_TRACKED} restores it.
- * {@link #check(FixSet)}, the suite's CONNECTOR linearizability check, model-checks the six set-ups.
+ * {@link Mode#LEASES} (#58222): the prefill side holding R's and S's blocks under leases of 3 worker polls, granted in
+ * that order; R's decode side heartbeats ({@code heartbeat}); each collect is one poll. Spec: a lease is released
+ * (finished_sending) at the first poll at or after its expiry, a heartbeat handled at a poll moving R's to
+ * {@code max(old, poll + 2)}; S, never renewed, is released at poll 3 whatever R does. Upstream's reaper stops at a
+ * renewed R (LeaseReaperHeadOfLine); {@code REAP_EVERY_EXPIRED_LEASE} restores it.
+ * {@link #check(FixSet)}, the suite's CONNECTOR linearizability check, model-checks the seven set-ups.
  */
 public class AggregatorLinearizability {
     /** Which aggregator operation set is checked. */
-    public enum Mode { SAVES, LOADS, ABORTED_LOAD, HANDLES, PUSH, NOTIFY }
+    public enum Mode { SAVES, LOADS, ABORTED_LOAD, HANDLES, PUSH, NOTIFY, LEASES }
 
     /**
      * Invocations per set-up in {@link #check(FixSet)} (times {@code vllmrace.lincheck.scale}). Measured with every fix
@@ -87,11 +92,13 @@ public class AggregatorLinearizability {
         RunRecorder.countInvocation();
         Explored.add(loop.stepLog());
         kv.allocateSlots("R", 4);
-        request = mode == Mode.PUSH ? Request.finished("R", 1, 3, 1, vllmrace.model.sched.RequestStatus.FINISHED_LENGTH_CAPPED)
+        request = mode == Mode.PUSH || mode == Mode.LEASES ? Request.finished("R", 1, 3, 1, vllmrace.model.sched.RequestStatus.FINISHED_LENGTH_CAPPED)
                 : new Request("R", 1, 4, 1);
         if (mode == Mode.PUSH) {
             NixlPushProducer push = new NixlPushProducer("NixlPushConnector", kv, fixes);
             children = List.of(push);
+        } else if (mode == Mode.LEASES) {
+            children = List.of(new NixlPushProducer("NixlPushConnector", kv, fixes, Specification.LEASE_POLLS));
         } else if (mode == Mode.NOTIFY) {
             NixlDecodeConnector nixl = new NixlDecodeConnector("NixlConnector", kv, fixes);
             nixl.remotePrefill("R", 4);
@@ -118,7 +125,13 @@ public class AggregatorLinearizability {
         }
         multi = new MultiConnector(fixes, children);
         aggregator = new KvOutputAggregator(List.of(multi), null, log, null);
-        if (mode == Mode.PUSH) { // R finished and leased, D's PUSH_REG matched: one WRITE per D rank posted
+        if (mode == Mode.LEASES) { // R, then S, finished and leased at poll 0
+            kv.allocateSlots("S", 4);
+            finishedReqIds.addAll(List.of("R", "S"));
+            multi.requestFinished(request, kv.getBlockIds("R"));
+            multi.requestFinished(Request.finished("S", 2, 3, 1, vllmrace.model.sched.RequestStatus.FINISHED_LENGTH_CAPPED),
+                    kv.getBlockIds("S"));
+        } else if (mode == Mode.PUSH) { // R finished and leased, D's PUSH_REG matched: one WRITE per D rank posted
             finishedReqIds.add("R");
             multi.requestFinished(request, kv.getBlockIds("R"));
             ((NixlPushProducer) children.get(0)).postWrites("R", 2);
@@ -214,6 +227,15 @@ public class AggregatorLinearizability {
         });
     }
 
+    /** LEASES: R's decode side's {@code "HB:R"} reaches the worker's notification queue (handled at the next poll). */
+    @Operation
+    public String heartbeat() {
+        return atomically("HB:R arrives", () -> {
+            ((NixlPushProducer) children.get(0)).heartbeat("R");
+            return "ok";
+        });
+    }
+
     /** The worker step: {@code get_finished(finished_req_ids)} aggregated; returns R if reported. */
     @Operation
     public String collect() {
@@ -222,6 +244,9 @@ public class AggregatorLinearizability {
             multi.updateConnectorOutput(out);
             if (mode == Mode.ABORTED_LOAD) {
                 return Specification.events(out.finishedRecving().contains("R"), out.finishedSending().contains("R"));
+            }
+            if (mode == Mode.LEASES) {
+                return String.join(",", new java.util.TreeSet<>(out.finishedSending()));
             }
             if (mode == Mode.NOTIFY) {
                 return Specification.events(out.finishedRecving().contains("R"), out.finishedSending().contains("R"));
@@ -245,7 +270,12 @@ public class AggregatorLinearizability {
      * once as a send.
      */
     public static class Specification {
+        /** LEASES: {@code kv_lease_duration} in polls; a heartbeat extends to {@code poll + LEASE_POLLS * 2 / 3}. */
+        static final int LEASE_POLLS = 3;
         private final Mode m = mode;
+        private int poll;
+        private boolean heartbeatPending;
+        private final java.util.Map<String, Integer> leases = new java.util.TreeMap<>(java.util.Map.of("R", LEASE_POLLS, "S", LEASE_POLLS));
         private boolean finished;
         private final boolean[] done = new boolean[2];
         private boolean reported;
@@ -276,7 +306,7 @@ public class AggregatorLinearizability {
                 case SAVES -> finished;
                 case LOADS -> true;
                 case ABORTED_LOAD -> child == 0 || saveStarted;
-                case HANDLES, PUSH, NOTIFY -> false; // its handles end through handleEnds; NOTIFY transfers nothing
+                case HANDLES, PUSH, NOTIFY, LEASES -> false; // handles end through handleEnds; NOTIFY and LEASES transfer nothing
             };
             if (!started || done[child]) {
                 return "no transfer";
@@ -297,7 +327,22 @@ public class AggregatorLinearizability {
             return "ok";
         }
 
+        public String heartbeat() {
+            heartbeatPending = true;
+            return "ok";
+        }
+
         public String collect() {
+            if (m == Mode.LEASES) {
+                poll++;
+                if (heartbeatPending) {
+                    leases.computeIfPresent("R", (k, old) -> Math.max(old, poll + LEASE_POLLS * 2 / 3));
+                    heartbeatPending = false;
+                }
+                List<String> released = leases.entrySet().stream().filter(e -> poll >= e.getValue()).map(java.util.Map.Entry::getKey).toList();
+                released.forEach(leases::remove);
+                return String.join(",", released);
+            }
             if (m == Mode.NOTIFY) {
                 return ""; // a notification-only entry is never reported
             }
@@ -338,7 +383,7 @@ public class AggregatorLinearizability {
     public static LincheckResult check(FixSet fixes, vllmrace.races.Race focus) {
         int budget = LincheckRun.scaled(INVOCATIONS_PER_MODE);
         List<LincheckResult> runs = new java.util.ArrayList<>();
-        List<Mode> modes = new java.util.ArrayList<>(List.of(Mode.LOADS, Mode.SAVES, Mode.ABORTED_LOAD, Mode.HANDLES, Mode.PUSH, Mode.NOTIFY));
+        List<Mode> modes = new java.util.ArrayList<>(List.of(Mode.LOADS, Mode.SAVES, Mode.ABORTED_LOAD, Mode.HANDLES, Mode.PUSH, Mode.NOTIFY, Mode.LEASES));
         if (focus == vllmrace.races.Race.RecvAndSendForAbortedLoad) {
             modes.remove(Mode.ABORTED_LOAD);
             modes.add(0, Mode.ABORTED_LOAD);
@@ -351,6 +396,9 @@ public class AggregatorLinearizability {
         } else if (focus == vllmrace.races.Race.NotifOnlyFailedRecvForRemoved) {
             modes.remove(Mode.NOTIFY);
             modes.add(0, Mode.NOTIFY);
+        } else if (focus == vllmrace.races.Race.LeaseReaperHeadOfLine) {
+            modes.remove(Mode.LEASES);
+            modes.add(0, Mode.LEASES);
         }
         for (Mode m : modes) {
             LincheckResult run = check(m, fixes, budget);
@@ -364,7 +412,7 @@ public class AggregatorLinearizability {
         // "all Lincheck generated" (invocations below budget) may be claimed only if each run stopped below its budget
         boolean mixed = runs.stream().anyMatch(LincheckResult::exhausted) && !runs.stream().allMatch(LincheckResult::exhausted);
         int total = mixed ? (int) invocations : budget * runs.size();
-        return new LincheckResult("aggregator LOADS + SAVES + ABORTED_LOAD + HANDLES + PUSH + NOTIFY " + fixes, false, invocations, total, wallMillis, "", "",
+        return new LincheckResult("aggregator LOADS + SAVES + ABORTED_LOAD + HANDLES + PUSH + NOTIFY + LEASES " + fixes, false, invocations, total, wallMillis, "", "",
                 List.of(), List.of(), LincheckResult.Coverage.UNKNOWN, java.util.Map.of(), java.util.Map.of(), null, List.of());
     }
 
@@ -412,11 +460,13 @@ public class AggregatorLinearizability {
             case ABORTED_LOAD -> List.of(LincheckRun.call(c, "requestFinished"), LincheckRun.call(c, "childReports", 1), LincheckRun.call(c, "collect"));
             case HANDLES, PUSH -> List.of(LincheckRun.call(c, "handleEnds", 0), LincheckRun.call(c, "collect"));
             case NOTIFY -> List.of(LincheckRun.call(c, "requestFinished"), LincheckRun.call(c, "collect"));
+            case LEASES -> List.of(LincheckRun.call(c, "heartbeat"), LincheckRun.call(c, "collect"));
         };
         List<org.jetbrains.kotlinx.lincheck.Actor> t2 = switch (mode) {
             case ABORTED_LOAD -> List.of(LincheckRun.call(c, "childReports", 0), LincheckRun.call(c, "collect"));
             case HANDLES, PUSH -> List.of(LincheckRun.call(c, "handleEnds", 1), LincheckRun.call(c, "collect"));
             case NOTIFY -> List.of(LincheckRun.call(c, "handshakeFails"), LincheckRun.call(c, "collect"));
+            case LEASES -> List.of(LincheckRun.call(c, "collect"), LincheckRun.call(c, "collect"));
             default -> List.of(LincheckRun.call(c, "childReports", 1), LincheckRun.call(c, "collect"));
         };
         Explored.reset();

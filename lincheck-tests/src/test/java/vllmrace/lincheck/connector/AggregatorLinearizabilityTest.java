@@ -77,6 +77,14 @@ class AggregatorLinearizabilityTest {
         assertTrue(result.failed(), "the empty receive is reported after its handshake failed: " + result.figures());
     }
 
+    /** #50789 off (vLLM main): a heartbeat renewing the head lease strands S's expired lease behind it. */
+    @Test
+    void leasesAreNotLinearizableWithTheHeadOfLineReaper() {
+        LincheckResult result = AggregatorLinearizability.check(Mode.LEASES,
+                FixSet.all().without(Fix.REAP_EVERY_EXPIRED_LEASE), AggregatorLinearizability.INVOCATIONS_PER_MODE);
+        assertTrue(result.failed(), "S is released a poll late behind the renewed R: " + result.figures());
+    }
+
     /** Before #56104 the push side reported every completed push: linearizable without #58188. */
     @Test
     void aPushIsLinearizableBeforeTheHandleRework() {
@@ -107,11 +115,13 @@ class AggregatorLinearizabilityTest {
             case ABORTED_LOAD -> List.of(step("request_finished"), step("child 1 completes"), collect);
             case HANDLES, PUSH -> List.of(step("handle 0 ends"), collect);
             case NOTIFY -> List.of(step("request_finished"), collect);
+            case LEASES -> List.of(step("HB:R arrives"), collect);
         };
         List<String> t2 = switch (mode) {
             case ABORTED_LOAD -> List.of(step("child 0 completes"), collect);
             case HANDLES, PUSH -> List.of(step("handle 1 ends"), collect);
             case NOTIFY -> List.of(step("handshake fails"), collect);
+            case LEASES -> List.of(collect, collect);
             default -> List.of(step("child 1 completes"), collect);
         };
         Set<String> orders = new HashSet<>();

@@ -48,6 +48,11 @@ public enum ViolationKind {
     BLOCK_LEAK("SC5", false),
     /** SC5: a finished, delay-freed request will never get its releasing event. */
     DELAY_FREED_NEVER_RELEASED("SC5", false),
+    /**
+     * SC5: a prefill-side lease expired and the worker's reaper did not release it in that poll: the blocks (and a
+     * request-plane slot) stay held behind a live lease (NIXL, #58222).
+     */
+    LEASE_EXPIRED_NOT_RELEASED("SC5", false),
     /** A connector transfer report for an id the scheduler no longer holds (upstream: assert req_id in self.requests). */
     LATE_TRANSFER_REPORT("CN1", true),
     /** CN1: one request got more than one terminal transfer event. */

@@ -271,6 +271,15 @@ public enum Fix {
                             + "for failure recovery\"); base_worker.py@d80b52aa get_transfer_results drops a failure without metadata"),
             "a NIXL notification-only receive is not tracked as a receive: its failed handshake reports nothing"),
     /**
+     * #50789 (open; issue #58222): the NIXL worker's lease reaper scans every lease instead of stopping at the first that
+     * has not expired, since heartbeats renew a lease in place and the map is not ordered by expiry.
+     */
+    REAP_EVERY_EXPIRED_LEASE(
+            proposed("#50789 (open; issue #58222, open)", "open, not merged; a stored base_worker.py@039e79a6 has it, its branch unknown",
+                    "base_worker.py@039e79a6 _reap_expired_send_leases: expired = [req_id for req_id, expires in "
+                            + "self._reqs_to_send.items() if now >= expires] (@d80b52aa: while ... if now < expires: break)"),
+            "the NIXL lease reaper releases every expired lease, not only those ahead of the first live one"),
+    /**
      * #58188 (open): a NIXL push producer reports a push whose every WRITE handle completed as {@code finished_sending},
      * judged by its own send state; after #56104 the done pushes were filtered through the receive metadata, which on the
      * producer holds no request, so the source blocks waited for the lease.

@@ -41,13 +41,19 @@ import vllmrace.model.sched.RequestStatus;
  * ({@link ViolationKind#SEND_COMPLETION_NEVER_REPORTED}). With {@link Fix#PUSH_SEND_REPORTED_PER_DIRECTION} (#58188,
  * proposed) the send side is judged by its own state: a request still leased whose handles all completed, none failed.
  *
- * <p>Heartbeats from D (which extend a lease) and the lease expiring while a WRITE is still in progress are not modelled:
- * the lease here outlasts every scenario's actors.
+ * <p>D's heartbeats ({@code "HB:" + ids}, fire-and-forget) reach the worker's notification queue and are handled at the
+ * next poll, before its reaper ({@code _get_new_notifs}, then the reaper): {@code _handle_heartbeat} sets a leased id's
+ * expiry to {@code max(old, now + lease_extension)} in place (the extension {@code kv_lease_duration * 2 // 3}); an id
+ * not leased is ignored. The reaper walks the leases in grant order and stops at the first that has not expired
+ * (base_worker.py@d80b52aa); a renewed head therefore strands expired leases behind it (LeaseReaperHeadOfLine), which
+ * the detector records as {@link ViolationKind#LEASE_EXPIRED_NOT_RELEASED}; with {@link Fix#REAP_EVERY_EXPIRED_LEASE}
+ * (#50789, proposed) it scans every lease. The lease expiring while a WRITE is still in progress is not modelled: the
+ * scenarios' WRITEs complete before it.
  *
  * <p>Thread-safe: every method is synchronized on the connector. Caller errors throw before any state changes.
  */
 public final class NixlPushProducer implements ChildConnector {
-    /** {@code kv_lease_duration} in worker polls: longer than any scenario's actors run, so only the arbiter reaches it. */
+    /** The default {@code kv_lease_duration} in worker polls: longer than any scenario's actors run, so only the arbiter reaches it. */
     public static final int LEASE_POLLS = 8;
 
     private final String name;
@@ -64,12 +70,30 @@ public final class NixlPushProducer implements ChildConnector {
     /** #58188's {@code _send_failures}: a request with a failed WRITE, remembered across polls. */
     private final Set<String> sendFailures = new LinkedHashSet<>();
     private final Set<String> seenFinished = new LinkedHashSet<>();
+    /** Heartbeat ids arrived in the notification queue, handled at the next poll. */
+    private final List<String> pendingHeartbeats = new ArrayList<>();
+    /** Leases already recorded as expired and not released (each once). */
+    private final Set<String> strandedRecorded = new LinkedHashSet<>();
+    private final int leasePolls;
     private long now;
 
     /** A WRITE handle's {@code check_xfer_state}. */
     private enum Write { PROC, DONE, ERR }
 
     public NixlPushProducer(String name, KvCacheManager kvCacheManager, FixSet fixes) {
+        this(name, kvCacheManager, fixes, LEASE_POLLS);
+    }
+
+    /**
+     * As {@link #NixlPushProducer(String, KvCacheManager, FixSet)} with {@code kv_lease_duration} = {@code leasePolls}.
+     *
+     * @throws IllegalArgumentException for a lease shorter than 1 poll
+     */
+    public NixlPushProducer(String name, KvCacheManager kvCacheManager, FixSet fixes, int leasePolls) {
+        if (leasePolls < 1) {
+            throw new IllegalArgumentException("a lease lasts at least one poll, got " + leasePolls);
+        }
+        this.leasePolls = leasePolls;
         this.name = Objects.requireNonNull(name, "name");
         this.kvCacheManager = Objects.requireNonNull(kvCacheManager, "kvCacheManager");
         this.fixes = Objects.requireNonNull(fixes, "fixes");
@@ -112,13 +136,28 @@ public final class NixlPushProducer implements ChildConnector {
         if (!normalFinish || blockIds.isEmpty()) {
             return RequestFinishedResult.FREE_NOW;
         }
-        reqsToSend.put(request.requestId(), now + LEASE_POLLS);
+        reqsToSend.put(request.requestId(), now + leasePolls);
         return new RequestFinishedResult(true, Map.of("do_remote_prefill", Boolean.TRUE));
     }
 
     @Override
     public synchronized void updateConnectorOutput(KvConnectorOutput kvConnectorOutput) {
         Objects.requireNonNull(kvConnectorOutput, "kvConnectorOutput");
+    }
+
+    /**
+     * D's heartbeat {@code "HB:" + ids} arrives in the worker's notification queue; it is handled at the next poll. An id
+     * this side holds no lease of is ignored then, as upstream ignores it (the decode side may run ahead of it).
+     *
+     * @throws IllegalArgumentException for a heartbeat naming no id (nothing changes)
+     */
+    public synchronized void heartbeat(String... requestIds) {
+        Objects.requireNonNull(requestIds, "requestIds");
+        if (requestIds.length == 0) {
+            throw new IllegalArgumentException("a heartbeat names at least one request");
+        }
+        List<String> ids = List.of(requestIds); // rejects a null id
+        pendingHeartbeats.addAll(ids);
     }
 
     /**
@@ -180,6 +219,10 @@ public final class NixlPushProducer implements ChildConnector {
     public synchronized KvConnectorOutput getFinished(Set<String> finishedReqIds) {
         seenFinished.addAll(Objects.requireNonNull(finishedReqIds, "finishedReqIds"));
         now++;
+        for (String id : pendingHeartbeats) { // _get_new_notifs: "HB:" -> _handle_heartbeat
+            reqsToSend.computeIfPresent(id, (k, old) -> Math.max(old, now + leasePolls * 2 / 3));
+        }
+        pendingHeartbeats.clear();
         Set<String> sending = new LinkedHashSet<>();
         for (Iterator<Map.Entry<String, Write[]>> it = sendingTransfers.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<String, Write[]> e = it.next();
@@ -201,22 +244,33 @@ public final class NixlPushProducer implements ChildConnector {
                 completedUnreported.add(id); // dropped: only the lease will release it
             }
         }
+        boolean scanAll = fixes.isOn(Fix.REAP_EVERY_EXPIRED_LEASE);
         for (Iterator<Map.Entry<String, Long>> it = reqsToSend.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<String, Long> lease = it.next();
             if (now < lease.getValue()) {
-                break;
+                if (scanAll) {
+                    continue; // _reap_expired_send_leases: every entry
+                }
+                break; // "Sorted dict, oldest requests are put first so we can exit early."
             }
             String id = lease.getKey();
             it.remove();
             if (completedUnreported.remove(id)) {
                 kvCacheManager.violations().record(ViolationKind.SEND_COMPLETION_NEVER_REPORTED, id, "NIXL push: every WRITE of "
                         + id + " completed, but get_finished never reported it in finished_sending; the lease reaper released "
-                        + "its blocks " + LEASE_POLLS + " polls after request_finished (kv_lease_duration)");
+                        + "its blocks when its lease expired (kv_lease_duration " + leasePolls + " polls)");
             }
             sources.remove(id);
             sendingTransfers.remove(id);
             sendFailures.remove(id);
             sending.add(id);
+        }
+        for (Map.Entry<String, Long> lease : reqsToSend.entrySet()) {
+            if (now >= lease.getValue() && strandedRecorded.add(lease.getKey())) {
+                kvCacheManager.violations().record(ViolationKind.LEASE_EXPIRED_NOT_RELEASED, lease.getKey(), "NIXL lease reaper: the lease of "
+                        + lease.getKey() + " expired at poll " + lease.getValue() + " but the reaper stopped at a live lease ahead of it "
+                        + "(renewed in place by a heartbeat): its blocks stay held");
+            }
         }
         return new KvConnectorOutput(sending, Set.of(), Set.of());
     }
@@ -261,7 +315,7 @@ public final class NixlPushProducer implements ChildConnector {
     /** Nothing leased and nothing posted. */
     @Override
     public synchronized boolean isIdle() {
-        return reqsToSend.isEmpty() && sendingTransfers.isEmpty();
+        return reqsToSend.isEmpty() && sendingTransfers.isEmpty() && pendingHeartbeats.isEmpty();
     }
 
     /** What another poll could change: the clock while a lease runs, and what is posted. */
@@ -269,7 +323,7 @@ public final class NixlPushProducer implements ChildConnector {
     public synchronized String progressSignature() {
         StringBuilder posted = new StringBuilder();
         sendingTransfers.forEach((id, handles) -> posted.append(id).append(Arrays.toString(handles)));
-        return name + " leases " + reqsToSend + " at " + (reqsToSend.isEmpty() ? "-" : String.valueOf(now)) + " posted " + posted;
+        return name + " heartbeats " + pendingHeartbeats + " leases " + reqsToSend + " at " + (reqsToSend.isEmpty() ? "-" : String.valueOf(now)) + " posted " + posted;
     }
 
     @Override

@@ -129,6 +129,68 @@ class NixlPushProducerTest {
         assertTrue(push.isIdle());
     }
 
+    /** R and S leased in that order, lease 3 polls; S's blocks come from a second allocation. */
+    private NixlPushProducer twoLeases(FixSet fixes) {
+        NixlPushProducer push = new NixlPushProducer("NixlPushConnector", kv, fixes, 3);
+        kv.allocateSlots("R", 4);
+        kv.allocateSlots("S", 4);
+        RequestSeams.setStatus(r, RequestStatus.FINISHED_LENGTH_CAPPED);
+        Request s = Request.finished("S", 2, 3, 1, RequestStatus.FINISHED_LENGTH_CAPPED);
+        push.requestFinished(r, kv.getBlockIds("R"));
+        push.requestFinished(s, kv.getBlockIds("S"));
+        return push;
+    }
+
+    /** #58222: a heartbeat renews the head lease in place; the reaper stops there and S's expired lease stays. */
+    @Test
+    void aRenewedHeadLeaseStrandsTheExpiredOneBehindIt() {
+        NixlPushProducer push = twoLeases(AFTER_56104.without(Fix.REAP_EVERY_EXPIRED_LEASE));
+        push.getFinished(Set.of("R", "S")); // poll 1
+        push.heartbeat("R", "unknown"); // an id not leased here is ignored, as upstream does
+        assertEquals(Set.of(), push.getFinished(Set.of()).finishedSending(), "poll 2: R renewed to poll 4");
+        assertEquals(Set.of(), push.getFinished(Set.of()).finishedSending(), "poll 3: R live at the head, S expired behind it");
+        assertEquals(List.of(ViolationKind.LEASE_EXPIRED_NOT_RELEASED), log.all().stream().map(v -> v.kind()).toList());
+        assertTrue(log.all().get(0).detail().contains("S"), log.toString());
+        assertEquals(Set.of("R", "S"), push.getFinished(Set.of()).finishedSending(), "poll 4: R expires, then S behind it");
+        assertEquals(1, log.all().size(), "recorded once");
+        assertTrue(push.isIdle());
+    }
+
+    /** #50789: every expired lease is reaped; the renewed one stays. */
+    @Test
+    void withTheFullScanTheExpiredLeaseIsReleasedOnTime() {
+        NixlPushProducer push = twoLeases(FixSet.all());
+        push.getFinished(Set.of("R", "S"));
+        push.heartbeat("R");
+        push.getFinished(Set.of());
+        assertEquals(Set.of("S"), push.getFinished(Set.of()).finishedSending(), "poll 3: S reaped behind the live R");
+        assertTrue(push.isLeased("R"));
+        assertEquals(Set.of("R"), push.getFinished(Set.of()).finishedSending());
+        assertTrue(log.isEmpty(), log.toString());
+    }
+
+    /** A heartbeat handled early extends nothing: max(old, now + 2) is the old expiry. */
+    @Test
+    void anEarlyHeartbeatExtendsNothing() {
+        NixlPushProducer push = twoLeases(AFTER_56104.without(Fix.REAP_EVERY_EXPIRED_LEASE));
+        push.heartbeat("R");
+        push.getFinished(Set.of("R", "S")); // poll 1: R stays at poll 3
+        push.getFinished(Set.of());
+        assertEquals(Set.of("R", "S"), push.getFinished(Set.of()).finishedSending());
+        assertTrue(log.isEmpty(), log.toString());
+    }
+
+    @Test
+    void badHeartbeatsAndLeasesAreRefused() {
+        NixlPushProducer push = twoLeases(FixSet.all());
+        String before = push.progressSignature();
+        assertThrows(IllegalArgumentException.class, () -> push.heartbeat(), "a heartbeat names a request");
+        assertThrows(NullPointerException.class, () -> push.heartbeat((String) null));
+        assertThrows(NullPointerException.class, () -> push.heartbeat((String[]) null));
+        assertEquals(before, push.progressSignature(), "the refused heartbeats changed nothing");
+        assertThrows(IllegalArgumentException.class, () -> new NixlPushProducer("P", kv, FixSet.all(), 0));
+    }
+
     @Test
     void badInputIsRefusedAndChangesNothing() {
         NixlPushProducer push = pushing(FixSet.all(), 2);
