@@ -14,6 +14,7 @@ import vllmrace.races.connector.PullIntoFreedBlocksScenario;
 import vllmrace.races.connector.RecvAndSendForAbortedLoadScenario;
 import vllmrace.races.connector.FailedRecvReportedTwiceScenario;
 import vllmrace.races.connector.LeaseReaperHeadOfLineScenario;
+import vllmrace.races.connector.LookupLocksLeakOnEarlyAbortScenario;
 import vllmrace.races.connector.NotifOnlyFailedRecvForRemovedScenario;
 import vllmrace.races.connector.PushSendNeverReportedScenario;
 import vllmrace.races.connector.SiblingHandleWritesAfterFailureScenario;
@@ -273,6 +274,14 @@ public enum Race {
             Expectation.BUG_FOUND,
             LeaseReaperHeadOfLineScenario.Outcome.class,
             (fixes, config, p) -> new LeaseReaperHeadOfLineScenario(fixes, config, p),
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("maxTokens", 2))),
+    LookupLocksLeakOnEarlyAbort(
+            Component.CONNECTOR,
+            "#44100, PR #44101 (both open)",
+            Closers.of(Fix.FREE_LOOKUP_LOCKS_ON_CLEANUP),
+            Expectation.BUG_FOUND,
+            LookupLocksLeakOnEarlyAbortScenario.Outcome.class,
+            (fixes, config, p) -> new LookupLocksLeakOnEarlyAbortScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1)));
 
     /** Builds a race's scenario: the fixes ON, the deployment's configuration, a point of its family. */

@@ -53,6 +53,11 @@ public enum ViolationKind {
      * request-plane slot) stay held behind a live lease (NIXL, #58222).
      */
     LEASE_EXPIRED_NOT_RELEASED("SC5", false),
+    /**
+     * SC5: a request ended while its external-cache lookup still held read locks on the cache server, and nothing will
+     * release them before their TTL: those chunks cannot be evicted meanwhile (LMCache MP, #44100).
+     */
+    LOOKUP_LOCKS_LEAKED("SC5", false),
     /** A connector transfer report for an id the scheduler no longer holds (upstream: assert req_id in self.requests). */
     LATE_TRANSFER_REPORT("CN1", true),
     /** CN1: one request got more than one terminal transfer event. */

@@ -280,6 +280,16 @@ public enum Fix {
                             + "self._reqs_to_send.items() if now >= expires] (@d80b52aa: while ... if now < expires: break)"),
             "the NIXL lease reaper releases every expired lease, not only those ahead of the first live one"),
     /**
+     * #44101 (open; issue #44100): the LMCache MP connector's {@code _cleanup_request_tracker} frees the lookup's read
+     * locks ({@code cleanup_lookup_result}, {@code free_lookup_locks}) when the tracker is still PREFETCHING.
+     */
+    FREE_LOOKUP_LOCKS_ON_CLEANUP(
+            proposed("#44100 (open)", "PR #44101 (open, not merged; #44129 closed as a duplicate)",
+                    "lmcache_mp_connector.py@474b0b8c _cleanup_request_tracker: if self.request_trackers.pop(request_id, None): "
+                            + "(a debug log, nothing else); cleanup_lookup_result / free_lookup_locks only in update_state_after_alloc's "
+                            + "PREFETCHING branch"),
+            "the LMCache MP connector frees a PREFETCHING request's lookup locks when its tracker is cleaned up"),
+    /**
      * #58188 (open): a NIXL push producer reports a push whose every WRITE handle completed as {@code finished_sending},
      * judged by its own send state; after #56104 the done pushes were filtered through the receive metadata, which on the
      * producer holds no request, so the source blocks waited for the lease.

@@ -69,7 +69,7 @@ public final class LeaseReaperHeadOfLineScenario extends RigScenario<ConnectorRi
 
     private final NixlPushProducer push;
 
-    /** The scenario at one point of its family: {@code priorUse} only. */
+    /** The scenario at one point of its family: {@code maxTokens}, R2's (default 1; its prompt one token shorter per token more). */
     public LeaseReaperHeadOfLineScenario(FixSet fixes, Configuration config, Params p) {
         this(new NixlPushProducer[1], fixes, config, p);
     }
@@ -78,7 +78,8 @@ public final class LeaseReaperHeadOfLineScenario extends RigScenario<ConnectorRi
         super(new ConnectorRig(fixes, config, 2, kv -> List.of(n[0] = new NixlPushProducer("NixlPushConnector", kv, fixes, LEASE_POLLS))), p);
         this.push = n[0];
         rig.sendAdd(REQUEST_ID, 3, 1);
-        rig.sendAdd(OTHER_REQUEST_ID, 3, 1);
+        int r2MaxTokens = p.get("maxTokens", 1, 1);
+        rig.sendAdd(OTHER_REQUEST_ID, 4 - r2MaxTokens, r2MaxTokens);
         rig.admit(REQUEST_ID, OTHER_REQUEST_ID);
         for (int i = 0; i < 4 && !push.isLeased(OTHER_REQUEST_ID); i++) {
             rig.runBusyLoopOnce();

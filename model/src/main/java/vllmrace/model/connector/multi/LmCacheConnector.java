@@ -13,6 +13,7 @@ import vllmrace.model.connector.RequestFinishedResult;
 import vllmrace.model.connector.UnknownTransferException;
 import vllmrace.model.deploy.ConfigSwitch;
 import vllmrace.model.deploy.Configuration;
+import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.Fix;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.kv.KvCacheManager;
@@ -39,6 +40,15 @@ import vllmrace.model.upstream.UpstreamPins;
  * blocks it reads at {@code request_finished} and checks them when it completes: either touching a block its request
  * no longer owns is recorded by the KV detector as {@code WRITE_INTO_FREED_BLOCK}.
  *
+ * <p>Lookup locks: {@code get_num_new_matched_tokens} submits a lookup ({@code maybe_submit_lookup_request}), and the
+ * LMCache server holds read locks on the chunks it matched while the request tracker is PREFETCHING. Only
+ * {@code update_state_after_alloc}'s PREFETCHING branch releases them ({@code cleanup_lookup_result}, and since #35931
+ * {@code free_lookup_locks} for the chunks vLLM computes; the rest are released by the retrieve). A request that ends
+ * before it was allocated goes through {@code request_finished}: {@code _cleanup_request_tracker} only pops the tracker
+ * (vLLM's lmcache_mp_connector.py@474b0b8c, LMCache's own @5edba3af), so the locks stay until the server's read-lock
+ * TTL ({@code --l1-read-ttl-seconds}, 300 s by default): recorded as {@link ViolationKind#LOOKUP_LOCKS_LEAKED}. With
+ * {@link Fix#FREE_LOOKUP_LOCKS_ON_CLEANUP} (#44101, proposed) the cleanup frees them.
+ *
  * <p>Thread-safe: every method is synchronized on the connector. Caller errors throw before any state changes.
  */
 public final class LmCacheConnector extends AsyncLoadingChild {
@@ -46,6 +56,8 @@ public final class LmCacheConnector extends AsyncLoadingChild {
     private final FixSet fixes;
     private final Configuration configuration;
     private final List<AsyncTransfer> saves = new ArrayList<>();
+    /** Requests whose tracker is PREFETCHING with a lookup that holds read locks on the LMCache server. */
+    private final Set<String> lookupLocks = new LinkedHashSet<>();
 
     /** The LMCache child a deployment runs: in tree, or LMCache's own when {@code configuration} says so. */
     public LmCacheConnector(String name, KvCacheManager kvCacheManager, boolean saveEveryFinished, FixSet fixes,
@@ -80,9 +92,11 @@ public final class LmCacheConnector extends AsyncLoadingChild {
         if (numExternalTokens == 0 && inTree && fixes.isOn(Fix.LMCACHE_MP_LOAD_ONLY_WHEN_CHOSEN)) {
             Objects.requireNonNull(request, "request");
             Objects.requireNonNull(blockIds, "blockIds");
+            lookupLocks.remove(request.requestId()); // PREFETCHING branch: cleanup_lookup_result, free_lookup_locks (#35931)
             return; // condition = tracker.needs_retrieve() and num_external_tokens > 0
         }
         super.updateStateAfterAlloc(request, blockIds, numExternalTokens);
+        lookupLocks.remove(request.requestId()); // the rest of the locks go with the retrieve
     }
 
     /**
@@ -102,12 +116,23 @@ public final class LmCacheConnector extends AsyncLoadingChild {
     @Override
     public synchronized MatchedTokens getNumNewMatchedTokens(Request request, int numComputedTokens) {
         MatchedTokens matched = super.getNumNewMatchedTokens(request, numComputedTokens);
-        return request.status() == RequestStatus.PREEMPTED ? MatchedTokens.NONE : matched;
+        if (request.status() == RequestStatus.PREEMPTED) {
+            return MatchedTokens.NONE;
+        }
+        if (matched.loadKvAsync()) {
+            lookupLocks.add(request.requestId()); // maybe_submit_lookup_request: the matched chunks read-locked
+        }
+        return matched;
     }
 
     @Override
     public synchronized RequestFinishedResult requestFinished(Request request, List<Integer> blockIds) {
         countRequestFinished(request, blockIds);
+        if (lookupLocks.remove(request.requestId()) && !fixes.isOn(Fix.FREE_LOOKUP_LOCKS_ON_CLEANUP)) { // _cleanup_request_tracker
+            kvCacheManager.violations().record(ViolationKind.LOOKUP_LOCKS_LEAKED, request.requestId(), name() + ": "
+                    + request.requestId() + " ended while its tracker was PREFETCHING; _cleanup_request_tracker only pops the tracker, "
+                    + "so the LMCache server keeps the lookup's read locks until their TTL (300 s by default) and cannot evict those chunks");
+        }
         if (!saveEveryFinished || blockIds.isEmpty()) {
             return RequestFinishedResult.FREE_NOW;
         }
@@ -196,5 +221,10 @@ public final class LmCacheConnector extends AsyncLoadingChild {
     @Override
     public synchronized boolean isIdle() {
         return loads.isEmpty() && saves.isEmpty();
+    }
+
+    /** Whether the LMCache server holds lookup read locks for {@code requestId} (its tracker PREFETCHING). */
+    public synchronized boolean holdsLookupLocks(String requestId) {
+        return lookupLocks.contains(requestId);
     }
 }
