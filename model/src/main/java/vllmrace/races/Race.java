@@ -13,6 +13,7 @@ import vllmrace.races.connector.LateLoadCompletionUnionScenario;
 import vllmrace.races.connector.PullIntoFreedBlocksScenario;
 import vllmrace.races.connector.RecvAndSendForAbortedLoadScenario;
 import vllmrace.races.connector.FailedRecvReportedTwiceScenario;
+import vllmrace.races.connector.LeaseExpiredReadAfterFreeScenario;
 import vllmrace.races.connector.LeaseReaperHeadOfLineScenario;
 import vllmrace.races.connector.LookupLocksLeakOnEarlyAbortScenario;
 import vllmrace.races.connector.NotifOnlyFailedRecvForRemovedScenario;
@@ -282,7 +283,16 @@ public enum Race {
             Expectation.BUG_FOUND,
             LookupLocksLeakOnEarlyAbortScenario.Outcome.class,
             (fixes, config, p) -> new LookupLocksLeakOnEarlyAbortScenario(fixes, config, p),
-            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1)));
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1))),
+    LeaseExpiredReadAfterFree(
+            Component.CONNECTOR,
+            "downstream reports (aws-do-eks #84, aibrix #1772); lease design #41383, #43099",
+            Closers.of(Fix.DECLINE_EXPIRED_REMOTE_READ),
+            Expectation.BUG_FOUND,
+            Window.ORDER,
+            LeaseExpiredReadAfterFreeScenario.Outcome.class,
+            (fixes, config, p) -> new LeaseExpiredReadAfterFreeScenario(fixes, config, p),
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("maxTokens", 2)));
 
     /** Builds a race's scenario: the fixes ON, the deployment's configuration, a point of its family. */
     @FunctionalInterface

@@ -121,6 +121,8 @@ class EveryDetectorFiresTest {
                 ViolationKind.LEASE_EXPIRED_NOT_RELEASED));
         SITUATIONS.put(ViolationKind.LOOKUP_LOCKS_LEAKED, () -> firstScheduleWith(Race.LookupLocksLeakOnEarlyAbort,
                 ViolationKind.LOOKUP_LOCKS_LEAKED));
+        SITUATIONS.put(ViolationKind.REMOTE_READ_OF_FREED_BLOCK, () -> firstScheduleWith(Race.LeaseExpiredReadAfterFree,
+                ViolationKind.REMOTE_READ_OF_FREED_BLOCK));
         SITUATIONS.put(ViolationKind.ABORT_OVERTAKEN_BY_COMPLETION, () -> firstScheduleWith(Race.AbortLosesToFinalStep,
                 ViolationKind.ABORT_OVERTAKEN_BY_COMPLETION));
         // #42157: an id freed between schedule() and _update_after_schedule's unchecked requests[id]

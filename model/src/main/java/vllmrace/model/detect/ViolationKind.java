@@ -39,6 +39,11 @@ public enum ViolationKind {
      */
     STORE_READ_OF_FREED_BLOCK("SC4", false),
     /**
+     * SC4: a remote side's RDMA transfer read a block after its request freed it (or it was reallocated): a decode side's
+     * NIXL READ after the prefill side's lease expired decodes on another request's KV, and the client gets 200.
+     */
+    REMOTE_READ_OF_FREED_BLOCK("SC4", false),
+    /**
      * A dispatched step's device write landed in a block that was freed under it, reallocated and filled by another
      * request's async load: that request's KV is silently corrupted. A block may not return to the free queue while a
      * dispatched, unprocessed step can still write it.

@@ -290,6 +290,18 @@ public enum Fix {
                             + "PREFETCHING branch"),
             "the LMCache MP connector frees a PREFETCHING request's lookup locks when its tracker is cleaned up"),
     /**
+     * The suite's proposal for LeaseExpiredReadAfterFree, following #47021 (merged for the bidirectional turn-2 read):
+     * the prefill side advertises its blocks' lease expiry in {@code kv_transfer_params}, and the decode side declines a
+     * READ at or after it (the read fails; {@code kv_load_failure_policy} applies), instead of copying whatever the freed
+     * blocks hold.
+     */
+    DECLINE_EXPIRED_REMOTE_READ(
+            suite("LeaseExpiredReadAfterFree (aws-samples/aws-do-eks#84, vllm-project/aibrix#1772; no upstream issue found)",
+                    "#47021 (merged: D advertises its blocks' expiry, P declines a turn-2 read near it)",
+                    "pull_worker.py@d80b52aa: if self._bidirectional_kv_xfer_enabled and self._is_turn2_read_expired(meta): the "
+                            + "only expiry check before a READ; pull_scheduler.py@0050936b sets remote_blocks_expiry_time only if is_d_node"),
+            "a NIXL decode side declines a READ past the prefill side's advertised lease expiry"),
+    /**
      * #58188 (open): a NIXL push producer reports a push whose every WRITE handle completed as {@code finished_sending},
      * judged by its own send state; after #56104 the done pushes were filtered through the receive metadata, which on the
      * producer holds no request, so the source blocks waited for the lease.

@@ -207,6 +207,19 @@ public final class KvCacheManager {
      * {@link ViolationKind#STORE_READ_OF_FREED_BLOCK}, naming who holds it now. Never throws for that.
      */
     public synchronized void completeRead(TransferTarget target) {
+        completeRead(target, ViolationKind.STORE_READ_OF_FREED_BLOCK, "store job", "the KV stored under its key is not its own");
+    }
+
+    /**
+     * Detector: a remote side's RDMA transfer (a decode side's NIXL READ, a prefill side's push WRITE) reads the
+     * snapshotted blocks now; one that is free or was reallocated is recorded as
+     * {@link ViolationKind#REMOTE_READ_OF_FREED_BLOCK}. Never throws for that.
+     */
+    public synchronized void completeRemoteRead(TransferTarget target, String reader) {
+        completeRead(target, ViolationKind.REMOTE_READ_OF_FREED_BLOCK, reader, "the remote side got another request's KV as this one's");
+    }
+
+    private void completeRead(TransferTarget target, ViolationKind kind, String reader, String consequence) {
         Objects.requireNonNull(target, "target must not be null");
         synchronized (blockPool) {
             for (TransferTarget.Slot slot : target.slots()) {
@@ -215,9 +228,8 @@ public final class KvCacheManager {
                         : block.generation() != slot.generation() ? "it was reallocated (generation " + slot.generation() + " -> "
                         + block.generation() + ")" : null;
                 if (problem != null) {
-                    log.record(ViolationKind.STORE_READ_OF_FREED_BLOCK, target.requestId(), "store job for '" + target.requestId()
-                            + "' read block " + block.blockId() + " but " + problem + "; now held by " + holders(block)
-                            + ": the KV stored under its key is not its own");
+                    log.record(kind, target.requestId(), reader + " for '" + target.requestId() + "' read block " + block.blockId()
+                            + " but " + problem + "; now held by " + holders(block) + ": " + consequence);
                 }
             }
         }
