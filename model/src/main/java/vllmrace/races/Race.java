@@ -8,6 +8,7 @@ import vllmrace.model.deploy.Configuration;
 import vllmrace.model.deploy.Profile;
 import vllmrace.model.fix.Fix;
 import vllmrace.model.fix.FixSet;
+import vllmrace.races.connector.BidirectionalTurn2ReadsExpiredScenario;
 import vllmrace.races.connector.ExtraAsyncSavesDedupScenario;
 import vllmrace.races.connector.LateLoadCompletionUnionScenario;
 import vllmrace.races.connector.PullIntoFreedBlocksScenario;
@@ -292,6 +293,15 @@ public enum Race {
             Window.ORDER,
             LeaseExpiredReadAfterFreeScenario.Outcome.class,
             (fixes, config, p) -> new LeaseExpiredReadAfterFreeScenario(fixes, config, p),
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("maxTokens", 2))),
+    BidirectionalTurn2ReadsExpired(
+            Component.CONNECTOR,
+            "#47021",
+            Closers.of(Fix.TURN2_READ_EXPIRY_CHECK),
+            Expectation.BUG_FOUND,
+            Window.ORDER,
+            BidirectionalTurn2ReadsExpiredScenario.Outcome.class,
+            (fixes, config, p) -> new BidirectionalTurn2ReadsExpiredScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("maxTokens", 2)));
 
     /** Builds a race's scenario: the fixes ON, the deployment's configuration, a point of its family. */

@@ -290,6 +290,15 @@ public enum Fix {
                             + "PREFETCHING branch"),
             "the LMCache MP connector frees a PREFETCHING request's lookup locks when its tracker is cleaned up"),
     /**
+     * #47021: in a bidirectional KV transfer the decode side advertises its held blocks' expiry, and the prefill side
+     * declines a turn-2 READ near it instead of reading blocks the decode side may have reused.
+     */
+    TURN2_READ_EXPIRY_CHECK(
+            merged("#47021", "vllm/distributed/kv_transfer/kv_connector/v1/nixl/pull_worker.py@d80b52aa",
+                    "if self._bidirectional_kv_xfer_enabled and self._is_turn2_read_expired(meta): (Declining expired remote read); "
+                            + "pull_scheduler.py@0050936b request_finished: remote_blocks_expiry_time if is_d_node; NIXL_CONNECTOR_VERSION 4 -> 5"),
+            "a bidirectional NIXL turn-2 READ is declined near the decode side's advertised block expiry"),
+    /**
      * The suite's proposal for LeaseExpiredReadAfterFree, following #47021 (merged for the bidirectional turn-2 read):
      * the prefill side advertises its blocks' lease expiry in {@code kv_transfer_params}, and the decode side declines a
      * READ at or after it (the read fails; {@code kv_load_failure_policy} applies), instead of copying whatever the freed

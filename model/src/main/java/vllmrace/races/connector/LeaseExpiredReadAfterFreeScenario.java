@@ -79,6 +79,15 @@ public final class LeaseExpiredReadAfterFreeScenario extends RigScenario<Connect
     private LeaseExpiredReadAfterFreeScenario(NixlPullProducer[] n, FixSet fixes, Configuration config, Params p) {
         super(new ConnectorRig(fixes, config, 1, kv -> List.of(n[0] = new NixlPullProducer("NixlConnector", kv, fixes, LEASE_POLLS))), p);
         NixlPullProducer nixl = n[0];
+        actors(leaseThenRead(rig, nixl, p, "decode side", "NIXL READ of R's blocks completes DONE; notification \"R:1\" -> P's queue"),
+                rig.actor("EngineCore busy loop").iteration().iteration().iteration().build());
+    }
+
+    /**
+     * R finishes and its one block is leased (R2 waits for it); returns actor 1, the remote side's READ of it (actor 2
+     * runs three busy-loop iterations). Shared with BidirectionalTurn2ReadsExpired, whose holder is the decode side.
+     */
+    static Coroutine<Void> leaseThenRead(ConnectorRig rig, NixlPullProducer nixl, Params p, String reader, String read) {
         int r2MaxTokens = p.get("maxTokens", 1, 1);
         rig.sendAdd(REQUEST_ID, 3, 1);
         rig.sendAdd(OTHER_REQUEST_ID, 4 - r2MaxTokens, r2MaxTokens);
@@ -88,10 +97,7 @@ public final class LeaseExpiredReadAfterFreeScenario extends RigScenario<Connect
         }
         requireSetUp(nixl.isLeased(REQUEST_ID) && rig.request(REQUEST_ID).status() == FINISHED_LENGTH_CAPPED,
                 "R was expected finished and leased: " + nixl.progressSignature());
-        Coroutine<Void> decode = Coroutine.builder(rig.busyLoopEvents(), "decode side")
-                .step("NIXL READ of R's blocks completes DONE; notification \"R:1\" -> P's queue", () -> nixl.remoteRead(REQUEST_ID))
-                .build();
-        actors(decode, rig.actor("EngineCore busy loop").iteration().iteration().iteration().build());
+        return Coroutine.builder(rig.busyLoopEvents(), reader).step(read, () -> nixl.remoteRead(REQUEST_ID)).build();
     }
 
     @Override

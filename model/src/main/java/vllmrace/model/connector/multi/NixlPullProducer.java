@@ -33,6 +33,12 @@ import vllmrace.model.sched.Request;
  * {@link Fix#DECLINE_EXPIRED_REMOTE_READ} (the suite's proposal) P advertises the lease's expiry and D declines a READ
  * at or after it: nothing is copied, no notification comes, D's load fails there (not modelled on this side).
  *
+ * <p>Bidirectional KV transfer ({@code bidirectional}): the decode side holds a finished request's blocks for the
+ * prefill side's turn-2 READ, under {@code decoder_kv_blocks_ttl} (480 s by default, never renewed: heartbeats are off
+ * for these), and advertises their expiry in {@code remote_blocks_expiry_time} ({@code if is_d_node}). The holder is
+ * then this class on the decode side and the reader the prefill side; #47021 ({@link Fix#TURN2_READ_EXPIRY_CHECK},
+ * merged) has it decline a READ near the expiry ({@code _is_turn2_read_expired}).
+ *
  * <p>Thread-safe: every method is synchronized on the connector. Caller errors throw before any state changes.
  */
 public final class NixlPullProducer extends NixlLeaseHolder {
@@ -42,13 +48,24 @@ public final class NixlPullProducer extends NixlLeaseHolder {
     private final Map<String, Long> advertisedExpiry = new LinkedHashMap<>();
     /** D's READ-completion notifications in the queue, handled at the next poll. */
     private final Set<String> pendingNotifs = new LinkedHashSet<>();
+    /** The decode side holding blocks for a bidirectional turn-2 READ, not the prefill side of an ordinary pull. */
+    private final boolean bidirectional;
 
     /**
      * @param leasePolls {@code kv_lease_duration} in worker polls
      * @throws IllegalArgumentException for a lease shorter than 1 poll
      */
     public NixlPullProducer(String name, KvCacheManager kvCacheManager, FixSet fixes, int leasePolls) {
+        this(name, kvCacheManager, fixes, leasePolls, false);
+    }
+
+    /**
+     * As {@link #NixlPullProducer(String, KvCacheManager, FixSet, int)}; with {@code bidirectional}, the decode side of a
+     * bidirectional transfer, {@code leasePolls} its {@code decoder_kv_blocks_ttl}.
+     */
+    public NixlPullProducer(String name, KvCacheManager kvCacheManager, FixSet fixes, int leasePolls, boolean bidirectional) {
         super(name, kvCacheManager, fixes, leasePolls);
+        this.bidirectional = bidirectional;
     }
 
     /** {@code request_finished} on P: a normally finished request with blocks is leased and its blocks handed to D. */
@@ -64,9 +81,10 @@ public final class NixlPullProducer extends NixlLeaseHolder {
     }
 
     /**
-     * The decode side's READ of {@code requestId}'s blocks completes (it copies them as they are now), and its
-     * notification joins P's queue; with {@link Fix#DECLINE_EXPIRED_REMOTE_READ}, a READ at or after the advertised
-     * expiry is declined instead. Returns whether it read.
+     * The remote side's READ of {@code requestId}'s blocks completes (it copies them as they are now), and its
+     * notification joins this side's queue; a READ at or after the advertised expiry is declined instead with
+     * {@link Fix#DECLINE_EXPIRED_REMOTE_READ} (an ordinary pull) or {@link Fix#TURN2_READ_EXPIRY_CHECK} (a bidirectional
+     * turn-2 READ). Returns whether it read.
      *
      * @throws UnknownTransferException if no blocks of that id were handed to a decode side, or they were read already
      *     (nothing changes)
@@ -77,12 +95,13 @@ public final class NixlPullProducer extends NixlLeaseHolder {
             throw new UnknownTransferException(name() + ": no blocks of request " + requestId + " are handed to a decode side");
         }
         handed.remove(requestId);
-        if (fixes.isOn(Fix.DECLINE_EXPIRED_REMOTE_READ) && now >= advertisedExpiry.get(requestId)) {
+        Fix check = bidirectional ? Fix.TURN2_READ_EXPIRY_CHECK : Fix.DECLINE_EXPIRED_REMOTE_READ;
+        if (fixes.isOn(check) && now >= advertisedExpiry.get(requestId)) {
             advertisedExpiry.remove(requestId);
             return false; // "Declining expired remote read"
         }
         advertisedExpiry.remove(requestId);
-        kvCacheManager.completeRemoteRead(target, "a decode side's NIXL READ");
+        kvCacheManager.completeRemoteRead(target, bidirectional ? "the prefill side's turn-2 NIXL READ" : "a decode side's NIXL READ");
         pendingNotifs.add(requestId);
         return true;
     }

@@ -74,6 +74,25 @@ class NixlPullProducerTest {
         assertTrue(log.isEmpty(), log.toString());
     }
 
+    /** Bidirectional: the decode side holds the blocks; #47021 declines the prefill side's late turn-2 READ. */
+    @Test
+    void aBidirectionalTurnTwoReadIsDeclinedOnlyWith47021() {
+        for (boolean fixed : new boolean[] {false, true}) {
+            ViolationLog fresh = new ViolationLog();
+            KvCacheManager d = new KvCacheManager(new BlockPool(1, fresh), 4, fresh);
+            FixSet fixes = fixed ? FixSet.all() : FixSet.all().without(Fix.TURN2_READ_EXPIRY_CHECK);
+            NixlPullProducer nixl = new NixlPullProducer("NixlConnector", d, fixes, 2, true);
+            d.allocateSlots("R", 4);
+            nixl.requestFinished(r, d.getBlockIds("R"));
+            nixl.getFinished(Set.of("R"));
+            nixl.getFinished(Set.of());
+            d.free("R");
+            d.allocateSlots("R2", 4);
+            assertEquals(!fixed, nixl.remoteRead("R"));
+            assertEquals(fixed ? List.of() : List.of(ViolationKind.REMOTE_READ_OF_FREED_BLOCK), fresh.all().stream().map(Violation::kind).toList());
+        }
+    }
+
     @Test
     void anAbortedRequestHandsNothing() {
         NixlPullProducer nixl = new NixlPullProducer("NixlConnector", kv, FixSet.all(), 2);
