@@ -18,6 +18,7 @@ import vllmrace.races.connector.LeaseExpiredReadAfterFreeScenario;
 import vllmrace.races.connector.LeaseReaperHeadOfLineScenario;
 import vllmrace.races.connector.LookupLocksLeakOnEarlyAbortScenario;
 import vllmrace.races.connector.NotifOnlyFailedRecvForRemovedScenario;
+import vllmrace.races.connector.PushPostFailureDecodeWaitsScenario;
 import vllmrace.races.connector.PushSendNeverReportedScenario;
 import vllmrace.races.connector.SiblingHandleWritesAfterFailureScenario;
 import vllmrace.races.frontend.ConcurrentAbortKillsReaddScenario;
@@ -302,6 +303,15 @@ public enum Race {
             Window.ORDER,
             BidirectionalTurn2ReadsExpiredScenario.Outcome.class,
             (fixes, config, p) -> new BidirectionalTurn2ReadsExpiredScenario(fixes, config, p),
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("maxTokens", 2))),
+    PushPostFailureDecodeWaits(
+            Component.CONNECTOR,
+            "PR #50754 (open; row C2 of #48633)",
+            Closers.of(Fix.PUSH_FAILURE_NOTIFIED),
+            Expectation.BUG_FOUND,
+            Window.LOST_EVENT,
+            PushPostFailureDecodeWaitsScenario.Outcome.class,
+            (fixes, config, p) -> new PushPostFailureDecodeWaitsScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("maxTokens", 2)));
 
     /** Builds a race's scenario: the fixes ON, the deployment's configuration, a point of its family. */

@@ -311,6 +311,16 @@ public enum Fix {
                             + "only expiry check before a READ; pull_scheduler.py@0050936b sets remote_blocks_expiry_time only if is_d_node"),
             "a NIXL decode side declines a READ past the prefill side's advertised lease expiry"),
     /**
+     * #50754 (open; row C2 of #48633): a NIXL push producer that fails to post a WRITE sends a PUSH_FAIL notification in
+     * its place, so the decode side's count completes and it fails the request instead of waiting.
+     */
+    PUSH_FAILURE_NOTIFIED(
+            proposed("#50754 (open; row C2 of inventory #48633)", "open, not merged",
+                    "push_worker.py@8cc02e7f _xfer_blocks, on a post failure: release_xfer_handle(handle); record_failed_transfer(); "
+                            + "return None (nothing sent to D); its shape in YannikHinteregger/vllm@5cb2a379: PUSH_FAIL_NOTIF_PREFIX, "
+                            + "_count_consumer_notif(req_id, producer_tp_size, failed_write), _fail_incomplete_push"),
+            "a NIXL push post failure reaches the decode side, which fails the request instead of waiting"),
+    /**
      * #58188 (open): a NIXL push producer reports a push whose every WRITE handle completed as {@code finished_sending},
      * judged by its own send state; after #56104 the done pushes were filtered through the receive metadata, which on the
      * producer holds no request, so the source blocks waited for the lease.
