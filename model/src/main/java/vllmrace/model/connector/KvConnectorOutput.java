@@ -12,10 +12,19 @@ import java.util.Set;
 public record KvConnectorOutput(Set<String> finishedSending, Set<String> finishedRecving, Set<Integer> invalidBlockIds) {
     public static final KvConnectorOutput EMPTY = new KvConnectorOutput(Set.of(), Set.of(), Set.of());
 
+    /**
+     * Each set is copied in sorted order: {@code Set.copyOf} iterates in an order salted per JVM, which made a step log
+     * naming two ids differ between runs (a saved replay no longer matching in a fresh JVM).
+     */
     public KvConnectorOutput {
-        finishedSending = Set.copyOf(Objects.requireNonNull(finishedSending, "finishedSending"));
-        finishedRecving = Set.copyOf(Objects.requireNonNull(finishedRecving, "finishedRecving"));
-        invalidBlockIds = Set.copyOf(Objects.requireNonNull(invalidBlockIds, "invalidBlockIds"));
+        finishedSending = sortedCopy(Objects.requireNonNull(finishedSending, "finishedSending"));
+        finishedRecving = sortedCopy(Objects.requireNonNull(finishedRecving, "finishedRecving"));
+        invalidBlockIds = sortedCopy(Objects.requireNonNull(invalidBlockIds, "invalidBlockIds"));
+    }
+
+    private static <T extends Comparable<T>> Set<T> sortedCopy(Set<T> set) {
+        set.forEach(e -> Objects.requireNonNull(e, "a null id"));
+        return java.util.Collections.unmodifiableSet(new java.util.TreeSet<>(set));
     }
 
     public boolean isEmpty() {
