@@ -27,12 +27,13 @@ public enum LinearizabilityCheck {
     CONNECTOR(Component.CONNECTOR, "a child reports a completion, a NIXL handle ends, the worker collects get_finished, the "
             + "scheduler side calls request_finished (MultiConnector + KvOutputAggregator; set-ups: seed 003's NIXL + LMCache loads of "
             + "one request, two async saves, an abort during a NIXL load next to an offloading child, a NIXL pull over two handles "
-            + "one of which fails, a NIXL push over two WRITE handles, a NIXL notification whose handshake fails, two prefill-side leases and a heartbeat); spec: "
+            + "one of which fails, a NIXL push over two WRITE handles, a NIXL notification whose handshake fails, two prefill-side leases and a heartbeat, a prefill side on two "
+            + "replicated PCP ranks with NIXL and an offloader); spec: "
             + "each transfer completes exactly once per direction, a pull or a push only after all its handles stopped, a "
             + "notification never, a lease at the first poll at or after its expiry",
             List.of(Race.LateLoadCompletionUnion, Race.RecvAndSendForAbortedLoad, Race.FailedRecvReportedTwice,
                     Race.SiblingHandleWritesAfterFailure, Race.PushSendNeverReported, Race.NotifOnlyFailedRecvForRemoved,
-                    Race.LeaseReaperHeadOfLine),
+                    Race.LeaseReaperHeadOfLine, Race.ExtraSaveCountNeverDrained),
             AggregatorLinearizability::check);
 
     private final Component component;

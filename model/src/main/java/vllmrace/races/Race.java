@@ -10,6 +10,7 @@ import vllmrace.model.fix.Fix;
 import vllmrace.model.fix.FixSet;
 import vllmrace.races.connector.BidirectionalTurn2ReadsExpiredScenario;
 import vllmrace.races.connector.ExtraAsyncSavesDedupScenario;
+import vllmrace.races.connector.ExtraSaveCountNeverDrainedScenario;
 import vllmrace.races.connector.LateLoadCompletionUnionScenario;
 import vllmrace.races.connector.PullIntoFreedBlocksScenario;
 import vllmrace.races.connector.RecvAndSendForAbortedLoadScenario;
@@ -312,6 +313,15 @@ public enum Race {
             Window.LOST_EVENT,
             PushPostFailureDecodeWaitsScenario.Outcome.class,
             (fixes, config, p) -> new PushPostFailureDecodeWaitsScenario(fixes, config, p),
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("maxTokens", 2))),
+    ExtraSaveCountNeverDrained(
+            Component.CONNECTOR,
+            "#53903 (after #52779)",
+            Closers.of(Fix.PCP_REPLICA_REPORTS_SENT),
+            Expectation.BUG_FOUND,
+            Window.LOST_EVENT,
+            ExtraSaveCountNeverDrainedScenario.Outcome.class,
+            (fixes, config, p) -> new ExtraSaveCountNeverDrainedScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("maxTokens", 2)));
 
     /** Builds a race's scenario: the fixes ON, the deployment's configuration, a point of its family. */

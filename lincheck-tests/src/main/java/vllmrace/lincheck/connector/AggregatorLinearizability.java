@@ -20,6 +20,8 @@ import vllmrace.model.connector.multi.KvOutputAggregator;
 import vllmrace.model.connector.multi.LmCacheConnector;
 import vllmrace.model.connector.multi.MultiConnector;
 import vllmrace.model.connector.multi.NixlDecodeConnector;
+import vllmrace.model.connector.multi.NixlPullProducer;
+import vllmrace.model.connector.multi.OffloadingConnector;
 import vllmrace.model.connector.multi.NixlPushProducer;
 import vllmrace.model.detect.ViolationLog;
 import vllmrace.model.deploy.Configuration;
@@ -63,11 +65,17 @@ import vllmrace.model.sched.Request;
  * (finished_sending) at the first poll at or after its expiry, a heartbeat handled at a poll moving R's to
  * {@code max(old, poll + 2)}; S, never renewed, is released at poll 3 whatever R does. Upstream's reaper stops at a
  * renewed R (LeaseReaperHeadOfLine); {@code REAP_EVERY_EXPIRED_LEASE} restores it.
- * {@link #check(FixSet)}, the suite's CONNECTOR linearizability check, model-checks the seven set-ups.
+ * {@link Mode#PCP} (#53903): the prefill side on two replicated PCP ranks (world size 2), a MultiConnector of a NIXL
+ * pull producer and an offloader; R finished, leased by NIXL and being stored by the offloader on each rank. Operations:
+ * the decode side's READ of R ({@code childReports(0)}), rank {@code i}'s store completing ({@code handleEnds(i)}). Spec:
+ * R is reported (as finished_sending) once, by the first collect after the READ and both stores completed; exactly once
+ * per direction means here one finished_sending per request, however many ranks count it. Upstream between #52779 and
+ * #53903 never reports it (ExtraSaveCountNeverDrained); {@code PCP_REPLICA_REPORTS_SENT} restores it.
+ * {@link #check(FixSet)}, the suite's CONNECTOR linearizability check, model-checks the eight set-ups.
  */
 public class AggregatorLinearizability {
     /** Which aggregator operation set is checked. */
-    public enum Mode { SAVES, LOADS, ABORTED_LOAD, HANDLES, PUSH, NOTIFY, LEASES }
+    public enum Mode { SAVES, LOADS, ABORTED_LOAD, HANDLES, PUSH, NOTIFY, LEASES, PCP }
 
     /**
      * Invocations per set-up in {@link #check(FixSet)} (times {@code vllmrace.lincheck.scale}). Measured with every fix
@@ -92,9 +100,11 @@ public class AggregatorLinearizability {
         RunRecorder.countInvocation();
         Explored.add(loop.stepLog());
         kv.allocateSlots("R", 4);
-        request = mode == Mode.PUSH || mode == Mode.LEASES ? Request.finished("R", 1, 3, 1, vllmrace.model.sched.RequestStatus.FINISHED_LENGTH_CAPPED)
+        request = mode == Mode.PUSH || mode == Mode.LEASES || mode == Mode.PCP ? Request.finished("R", 1, 3, 1, vllmrace.model.sched.RequestStatus.FINISHED_LENGTH_CAPPED)
                 : new Request("R", 1, 4, 1);
-        if (mode == Mode.PUSH) {
+        if (mode == Mode.PCP) {
+            children = List.of(new NixlPullProducer("NixlConnector", kv, fixes, 8, false, 2), new OffloadingConnector("OffloadingConnector", kv, 2));
+        } else if (mode == Mode.PUSH) {
             NixlPushProducer push = new NixlPushProducer("NixlPushConnector", kv, fixes);
             children = List.of(push);
         } else if (mode == Mode.LEASES) {
@@ -123,14 +133,17 @@ public class AggregatorLinearizability {
             lm.cachedPrefix("R", 4);
             children = List.of(nixl, lm);
         }
-        multi = new MultiConnector(fixes, children);
-        aggregator = new KvOutputAggregator(List.of(multi), null, log, null);
+        multi = new MultiConnector(fixes, vllmrace.model.connector.KvRole.KV_BOTH, children, mode == Mode.PCP ? 2 : 1);
+        aggregator = new KvOutputAggregator(multi.rankWorkers(), multi.getFinishedCount(), log, null);
         if (mode == Mode.LEASES) { // R, then S, finished and leased at poll 0
             kv.allocateSlots("S", 4);
             finishedReqIds.addAll(List.of("R", "S"));
             multi.requestFinished(request, kv.getBlockIds("R"));
             multi.requestFinished(Request.finished("S", 2, 3, 1, vllmrace.model.sched.RequestStatus.FINISHED_LENGTH_CAPPED),
                     kv.getBlockIds("S"));
+        } else if (mode == Mode.PCP) { // R finished: leased by NIXL, a store per rank; _extra_async_saves[R] = 1
+            finishedReqIds.add("R");
+            multi.requestFinished(request, kv.getBlockIds("R"));
         } else if (mode == Mode.PUSH) { // R finished and leased, D's PUSH_REG matched: one WRITE per D rank posted
             finishedReqIds.add("R");
             multi.requestFinished(request, kv.getBlockIds("R"));
@@ -175,7 +188,9 @@ public class AggregatorLinearizability {
     public String childReports(int child) {
         return atomically("child " + child + " completes", () -> {
             try {
-                if (children.get(child) instanceof NixlDecodeConnector n) {
+                if (children.get(child) instanceof NixlPullProducer p) {
+                    return p.remoteRead("R") ? "ok" : "declined";
+                } else if (children.get(child) instanceof NixlDecodeConnector n) {
                     n.completePull("R");
                 } else if (mode != Mode.LOADS) {
                     ((LmCacheConnector) children.get(child)).completeSave("R");
@@ -196,6 +211,14 @@ public class AggregatorLinearizability {
     @Operation
     public String handleEnds(int handle) {
         return atomically("handle " + handle + " ends", () -> {
+            if (mode == Mode.PCP) {
+                try {
+                    ((OffloadingConnector) children.get(1)).completeStore(handle, "R");
+                    return "ok";
+                } catch (UnknownTransferException e) {
+                    return "no transfer";
+                }
+            }
             if (mode == Mode.PUSH) {
                 try {
                     ((NixlPushProducer) children.get(0)).completeWrite("R", handle);
@@ -251,6 +274,9 @@ public class AggregatorLinearizability {
             if (mode == Mode.NOTIFY) {
                 return Specification.events(out.finishedRecving().contains("R"), out.finishedSending().contains("R"));
             }
+            if (mode == Mode.PCP) {
+                return out.finishedSending().contains("R") ? "R" : "";
+            }
             if (mode == Mode.PUSH) {
                 return (out.finishedSending().contains("R") ? "R" : "") + (out.finishedRecving().isEmpty() ? "" : " recv");
             }
@@ -278,6 +304,8 @@ public class AggregatorLinearizability {
         private final java.util.Map<String, Integer> leases = new java.util.TreeMap<>(java.util.Map.of("R", LEASE_POLLS, "S", LEASE_POLLS));
         private boolean finished;
         private final boolean[] done = new boolean[2];
+        /** PCP: each rank's store of R completed (the READ is {@code done[0]}). */
+        private final boolean[] storeDone = new boolean[2];
         private boolean reported;
         private boolean saveStarted;
         private boolean sendReported;
@@ -305,6 +333,7 @@ public class AggregatorLinearizability {
             boolean started = switch (m) {
                 case SAVES -> finished;
                 case LOADS -> true;
+                case PCP -> child == 0;
                 case ABORTED_LOAD -> child == 0 || saveStarted;
                 case HANDLES, PUSH, NOTIFY, LEASES -> false; // handles end through handleEnds; NOTIFY and LEASES transfer nothing
             };
@@ -316,6 +345,13 @@ public class AggregatorLinearizability {
         }
 
         public String handleEnds(int handle) {
+            if (m == Mode.PCP) {
+                if (storeDone[handle]) {
+                    return "no transfer";
+                }
+                storeDone[handle] = true;
+                return "ok";
+            }
             if (done[handle]) {
                 return "no transfer";
             }
@@ -345,6 +381,13 @@ public class AggregatorLinearizability {
             }
             if (m == Mode.NOTIFY) {
                 return ""; // a notification-only entry is never reported
+            }
+            if (m == Mode.PCP) {
+                if (done[0] && storeDone[0] && storeDone[1] && !reported) {
+                    reported = true;
+                    return "R";
+                }
+                return "";
             }
             if (m == Mode.PUSH) {
                 if (done[0] && done[1] && !reported) {
@@ -383,7 +426,7 @@ public class AggregatorLinearizability {
     public static LincheckResult check(FixSet fixes, vllmrace.races.Race focus) {
         int budget = LincheckRun.scaled(INVOCATIONS_PER_MODE);
         List<LincheckResult> runs = new java.util.ArrayList<>();
-        List<Mode> modes = new java.util.ArrayList<>(List.of(Mode.LOADS, Mode.SAVES, Mode.ABORTED_LOAD, Mode.HANDLES, Mode.PUSH, Mode.NOTIFY, Mode.LEASES));
+        List<Mode> modes = new java.util.ArrayList<>(List.of(Mode.LOADS, Mode.SAVES, Mode.ABORTED_LOAD, Mode.HANDLES, Mode.PUSH, Mode.NOTIFY, Mode.LEASES, Mode.PCP));
         if (focus == vllmrace.races.Race.RecvAndSendForAbortedLoad) {
             modes.remove(Mode.ABORTED_LOAD);
             modes.add(0, Mode.ABORTED_LOAD);
@@ -399,6 +442,9 @@ public class AggregatorLinearizability {
         } else if (focus == vllmrace.races.Race.LeaseReaperHeadOfLine) {
             modes.remove(Mode.LEASES);
             modes.add(0, Mode.LEASES);
+        } else if (focus == vllmrace.races.Race.ExtraSaveCountNeverDrained) {
+            modes.remove(Mode.PCP);
+            modes.add(0, Mode.PCP);
         }
         for (Mode m : modes) {
             LincheckResult run = check(m, fixes, budget);
@@ -412,7 +458,7 @@ public class AggregatorLinearizability {
         // "all Lincheck generated" (invocations below budget) may be claimed only if each run stopped below its budget
         boolean mixed = runs.stream().anyMatch(LincheckResult::exhausted) && !runs.stream().allMatch(LincheckResult::exhausted);
         int total = mixed ? (int) invocations : budget * runs.size();
-        return new LincheckResult("aggregator LOADS + SAVES + ABORTED_LOAD + HANDLES + PUSH + NOTIFY + LEASES " + fixes, false, invocations, total, wallMillis, "", "",
+        return new LincheckResult("aggregator LOADS + SAVES + ABORTED_LOAD + HANDLES + PUSH + NOTIFY + LEASES + PCP " + fixes, false, invocations, total, wallMillis, "", "",
                 List.of(), List.of(), LincheckResult.Coverage.UNKNOWN, java.util.Map.of(), java.util.Map.of(), null, List.of());
     }
 
@@ -461,12 +507,14 @@ public class AggregatorLinearizability {
             case HANDLES, PUSH -> List.of(LincheckRun.call(c, "handleEnds", 0), LincheckRun.call(c, "collect"));
             case NOTIFY -> List.of(LincheckRun.call(c, "requestFinished"), LincheckRun.call(c, "collect"));
             case LEASES -> List.of(LincheckRun.call(c, "heartbeat"), LincheckRun.call(c, "collect"));
+            case PCP -> List.of(LincheckRun.call(c, "childReports", 0), LincheckRun.call(c, "collect"));
         };
         List<org.jetbrains.kotlinx.lincheck.Actor> t2 = switch (mode) {
             case ABORTED_LOAD -> List.of(LincheckRun.call(c, "childReports", 0), LincheckRun.call(c, "collect"));
             case HANDLES, PUSH -> List.of(LincheckRun.call(c, "handleEnds", 1), LincheckRun.call(c, "collect"));
             case NOTIFY -> List.of(LincheckRun.call(c, "handshakeFails"), LincheckRun.call(c, "collect"));
             case LEASES -> List.of(LincheckRun.call(c, "collect"), LincheckRun.call(c, "collect"));
+            case PCP -> List.of(LincheckRun.call(c, "handleEnds", 0), LincheckRun.call(c, "handleEnds", 1));
             default -> List.of(LincheckRun.call(c, "childReports", 1), LincheckRun.call(c, "collect"));
         };
         Explored.reset();

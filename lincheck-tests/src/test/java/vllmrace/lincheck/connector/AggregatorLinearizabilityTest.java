@@ -85,6 +85,14 @@ class AggregatorLinearizabilityTest {
         assertTrue(result.failed(), "S is released a poll late behind the renewed R: " + result.figures());
     }
 
+    /** #53903 off: rank 1's only report of R is absorbed by the extra-save count; no collect ever reports R. */
+    @Test
+    void replicatedPcpRanksAreNotLinearizableWithout53903() {
+        LincheckResult result = AggregatorLinearizability.check(Mode.PCP,
+                FixSet.all().without(Fix.PCP_REPLICA_REPORTS_SENT), AggregatorLinearizability.INVOCATIONS_PER_MODE);
+        assertTrue(result.failed(), "R is never reported once its READ and both stores completed: " + result.figures());
+    }
+
     /** Before #56104 the push side reported every completed push: linearizable without #58188. */
     @Test
     void aPushIsLinearizableBeforeTheHandleRework() {
@@ -116,12 +124,14 @@ class AggregatorLinearizabilityTest {
             case HANDLES, PUSH -> List.of(step("handle 0 ends"), collect);
             case NOTIFY -> List.of(step("request_finished"), collect);
             case LEASES -> List.of(step("HB:R arrives"), collect);
+            case PCP -> List.of(step("child 0 completes"), collect);
         };
         List<String> t2 = switch (mode) {
             case ABORTED_LOAD -> List.of(step("child 0 completes"), collect);
             case HANDLES, PUSH -> List.of(step("handle 1 ends"), collect);
             case NOTIFY -> List.of(step("handshake fails"), collect);
             case LEASES -> List.of(collect, collect);
+            case PCP -> List.of(step("handle 0 ends"), step("handle 1 ends"));
             default -> List.of(step("child 1 completes"), collect);
         };
         Set<String> orders = new HashSet<>();

@@ -271,6 +271,21 @@ public enum Fix {
                             + "for failure recovery\"); base_worker.py@d80b52aa get_transfer_results drops a failure without metadata"),
             "a NIXL notification-only receive is not tracked as a receive: its failed handshake reports nothing"),
     /**
+     * #53903 (merged): a NIXL producer worker on a replicated-KV PCP rank above 0 (which serves no reads: rank 0 does)
+     * reports the requests it is asked to send as finished as soon as the connector metadata arrives, and
+     * {@code get_finished_count()} is back to the world size. Before it (#52779) such a rank cleared {@code done_sending}
+     * and NIXL's count was TP x PP, which a MultiConnector with a sibling whose count is None discards.
+     */
+    PCP_REPLICA_REPORTS_SENT(
+            mergedFromText("#53903", "\"ranks > 0 report the requests they are asked to send as finished as soon as the "
+                            + "connector metadata arrives, and get_finished_count() is back to world_size\"; before it #52779's "
+                            + "nixl/connector.py get_finished: if kv_role == \"kv_producer\" and pcp_rank > 0: done_sending.clear(); "
+                            + "a stored pull_worker.py (commit unknown) has it: start_load_kv: if self.pcp_rank > 0 and not "
+                            + "self.pcp_dcp_sharded: self._replicated_pcp_done_sending.update(metadata.reqs_to_send); return",
+                    "NixlPullConnectorWorker.start_load_kv on a replicated PCP rank > 0 reports reqs_to_send as done sending; "
+                            + "NixlConnector.get_finished_count no longer overridden"),
+            "a NIXL producer on a replicated PCP rank > 0 reports the requests to send as done sending when the metadata arrives"),
+    /**
      * #50789 (open; issue #58222): the NIXL worker's lease reaper scans every lease instead of stopping at the first that
      * has not expired, since heartbeats renew a lease in place and the map is not ordered by expiry.
      */

@@ -15,7 +15,7 @@ import vllmrace.races.EngineRig;
 
 /**
  * One EngineCore of the connector races (lifecycle §3), decode side (the NIXL push producer's races: prefill side): the {@link EngineRig} wiring whose connector is a
- * {@link MultiConnector} of the children the scenario builds, with one worker (world size 1) behind a
+ * {@link MultiConnector} of the children the scenario builds, with one worker per PCP rank (world size 1 unless a scenario says) behind a
  * {@link KvOutputAggregator}. A worker transfer completing is one atomic step.
  */
 public final class ConnectorRig extends EngineRig {
@@ -30,11 +30,21 @@ public final class ConnectorRig extends EngineRig {
 
     /** As {@link #ConnectorRig(FixSet, int, Function)} under a deployment's configuration (its scheduler class). */
     public ConnectorRig(FixSet fixes, Configuration config, int numGpuBlocks, Function<KvCacheManager, List<ChildConnector>> children) {
+        this(fixes, config, numGpuBlocks, 1, children);
+    }
+
+    /**
+     * As {@link #ConnectorRig(FixSet, Configuration, int, Function)} with one worker per prefill-context-parallel rank
+     * ({@code pcpSize}, the world size here), aggregated over {@code get_finished_count() or world_size} as
+     * {@code KVOutputAggregator.from_connector} does.
+     */
+    public ConnectorRig(FixSet fixes, Configuration config, int numGpuBlocks, int pcpSize,
+                        Function<KvCacheManager, List<ChildConnector>> children) {
         super(fixes, config, numGpuBlocks, BATCH_QUEUE_SIZE);
         this.children = List.copyOf(children.apply(wiring().kvCacheManager()));
-        multiConnector = new MultiConnector(fixes, this.children);
-        wire(multiConnector, scheduler -> aggregator = new KvOutputAggregator(List.of(multiConnector), null, wiring().violations(),
-                scheduler::requestNamed));
+        multiConnector = new MultiConnector(fixes, vllmrace.model.connector.KvRole.KV_BOTH, this.children, pcpSize);
+        wire(multiConnector, scheduler -> aggregator = new KvOutputAggregator(multiConnector.rankWorkers(),
+                multiConnector.getFinishedCount(), wiring().violations(), scheduler::requestNamed));
     }
 
     @Override

@@ -60,6 +60,10 @@ public final class MultiConnector implements KvConnectorBaseV1, KvConnectorWorke
     // worker side
     private final Map<String, Integer> workerExtraAsyncSaves = new HashMap<>();
     private final Map<String, Integer> workerExtraAsyncLoads = new HashMap<>();
+    /** Prefill context parallel size: one worker per rank (world size here = PCP size). */
+    private final int pcpSize;
+    /** The worker side's {@code _extra_async_saves} on each PCP rank above 0 (index rank - 1), bound from the same metadata. */
+    private final List<Map<String, Integer>> rankExtraAsyncSaves = new ArrayList<>();
 
     /**
      * A MultiConnector configured {@code kv_both}, as upstream's MultiConnector example is
@@ -77,6 +81,23 @@ public final class MultiConnector implements KvConnectorBaseV1, KvConnectorWorke
      * @throws IllegalArgumentException for no children or a child listed twice
      */
     public MultiConnector(FixSet fixes, KvRole kvRole, List<? extends ChildConnector> connectors) {
+        this(fixes, kvRole, connectors, 1);
+    }
+
+    /**
+     * As {@link #MultiConnector(FixSet, KvRole, List)} with {@code pcpSize} workers, one per prefill-context-parallel rank
+     * (replicated KV: each rank holds the whole request); each binds the same connector metadata every step.
+     *
+     * @throws IllegalArgumentException for no children, a child listed twice, or a PCP size below 1
+     */
+    public MultiConnector(FixSet fixes, KvRole kvRole, List<? extends ChildConnector> connectors, int pcpSize) {
+        if (pcpSize < 1) {
+            throw new IllegalArgumentException("pcp_size must be >= 1, got " + pcpSize);
+        }
+        this.pcpSize = pcpSize;
+        for (int rank = 1; rank < pcpSize; rank++) {
+            rankExtraAsyncSaves.add(new HashMap<>());
+        }
         this.kvRole = Objects.requireNonNull(kvRole, "kvRole");
         this.fixes = Objects.requireNonNull(fixes, "fixes");
         this.connectors = List.copyOf(Objects.requireNonNull(connectors, "connectors"));
@@ -217,6 +238,75 @@ public final class MultiConnector implements KvConnectorBaseV1, KvConnectorWorke
         Objects.requireNonNull(metadata, "metadata");
         workerExtraAsyncSaves.putAll(metadata.extraAsyncSaves());
         workerExtraAsyncLoads.putAll(metadata.extraAsyncLoads());
+        rankExtraAsyncSaves.forEach(m -> m.putAll(metadata.extraAsyncSaves())); // every rank binds the step's metadata
+    }
+
+    /**
+     * {@code get_finished_count()} (multi_connector.py@00f4240e): None when any child returns None, else the children's
+     * common count.
+     *
+     * @throws IllegalStateException when two children return different counts ("incompatible finished counts")
+     */
+    public Integer getFinishedCount() {
+        Set<Integer> counts = new HashSet<>();
+        for (ChildConnector c : connectors) {
+            Integer count = c.getFinishedCount();
+            if (count == null) {
+                return null;
+            }
+            counts.add(count);
+        }
+        if (counts.size() > 1) {
+            throw new IllegalStateException("MultiConnector children returned incompatible finished counts: " + counts);
+        }
+        return counts.iterator().next();
+    }
+
+    /** The PCP size: how many workers run this connector. */
+    public int pcpSize() {
+        return pcpSize;
+    }
+
+    /** One worker per PCP rank, in rank order, for {@link KvOutputAggregator}: rank 0 is this connector's {@link #getFinished}. */
+    public List<KvConnectorWorker> rankWorkers() {
+        List<KvConnectorWorker> workers = new ArrayList<>();
+        for (int rank = 0; rank < pcpSize; rank++) {
+            int r = rank;
+            workers.add(ids -> getFinishedOnRank(r, ids));
+        }
+        return workers;
+    }
+
+    /**
+     * The worker on PCP rank {@code rank}, one poll: rank 0 is {@link #getFinished}; a rank above 0 asks each child's
+     * worker on that rank and absorbs sends by its own {@code _extra_async_saves}, as rank 0 does (receives: a plain
+     * union; #52779 rejects PCP consumers, so no load runs there).
+     *
+     * @throws IllegalArgumentException for a rank outside [0, pcp_size) (nothing changes)
+     */
+    public synchronized KvConnectorOutput getFinishedOnRank(int rank, Set<String> finishedReqIds) {
+        if (rank < 0 || rank >= pcpSize) {
+            throw new IllegalArgumentException("PCP rank " + rank + " is outside [0, " + pcpSize + ")");
+        }
+        Objects.requireNonNull(finishedReqIds, "finishedReqIds");
+        if (rank == 0) {
+            return getFinished(finishedReqIds);
+        }
+        Map<String, Integer> counts = rankExtraAsyncSaves.get(rank - 1);
+        Set<String> sending = new LinkedHashSet<>();
+        Set<String> recving = new LinkedHashSet<>();
+        Set<Integer> invalid = new LinkedHashSet<>();
+        for (ChildConnector c : connectors) {
+            KvConnectorOutput out = c.getFinishedOnRank(rank, finishedReqIds);
+            recving.addAll(out.finishedRecving());
+            for (String id : out.finishedSending()) {
+                if (!absorb(counts, id)) {
+                    sending.add(id);
+                }
+            }
+            invalid.addAll(out.invalidBlockIds());
+        }
+        return new KvConnectorOutput(sending, recving, invalid);
     }
 
     /**
@@ -292,6 +382,14 @@ public final class MultiConnector implements KvConnectorBaseV1, KvConnectorWorke
     /** Worker-side {@code _extra_async_saves} (bound counts not yet drained), for tests and CN3. */
     public synchronized Map<String, Integer> workerExtraAsyncSaves() {
         return Map.copyOf(workerExtraAsyncSaves);
+    }
+
+    /** Worker-side {@code _extra_async_saves} on PCP rank {@code rank} (bound counts not yet drained), for tests. */
+    public synchronized Map<String, Integer> workerExtraAsyncSaves(int rank) {
+        if (rank < 0 || rank >= pcpSize) {
+            throw new IllegalArgumentException("PCP rank " + rank + " is outside [0, " + pcpSize + ")");
+        }
+        return Map.copyOf(rank == 0 ? workerExtraAsyncSaves : rankExtraAsyncSaves.get(rank - 1));
     }
 
     /** Worker-side extra async loads (seed 003 (1)), for tests. */

@@ -41,6 +41,8 @@ public abstract class NixlLeaseHolder implements ChildConnector {
     /** {@code _reqs_to_send}: each leased request's expiry (a poll count), in grant order. */
     protected final Map<String, Long> reqsToSend = new LinkedHashMap<>();
     protected final Set<String> seenFinished = new LinkedHashSet<>();
+    /** Set-up: ids whose next finished request carries no {@code do_remote_decode} (served locally: nothing to hold). */
+    private final Set<String> localRequests = new LinkedHashSet<>();
     /** Heartbeat ids arrived in the notification queue, handled at the next poll. */
     private final List<String> pendingHeartbeats = new ArrayList<>();
     /** Leases already recorded as expired and not released (each once). */
@@ -95,9 +97,20 @@ public abstract class NixlLeaseHolder implements ChildConnector {
     protected final boolean leases(Request request, List<Integer> blockIds) {
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(blockIds, "blockIds");
+        if (localRequests.remove(request.requestId())) {
+            return false; // if not params.get("do_remote_decode"): return False, None
+        }
         boolean normalFinish = request.status() == RequestStatus.FINISHED_STOPPED
                 || request.status() == RequestStatus.FINISHED_LENGTH_CAPPED;
         return normalFinish && !blockIds.isEmpty();
+    }
+
+    /**
+     * Set-up: the next request to finish under {@code requestId} is served locally (its {@code kv_transfer_params} carry
+     * no {@code do_remote_decode}): {@code request_finished} frees it at once. Every other request is decoded remotely.
+     */
+    public synchronized void decodeLocally(String requestId) {
+        localRequests.add(Objects.requireNonNull(requestId, "requestId"));
     }
 
     /** Grants {@code requestId} a lease expiring {@code kv_lease_duration} polls from now. */

@@ -50,6 +50,8 @@ public final class NixlPullProducer extends NixlLeaseHolder {
     private final Set<String> pendingNotifs = new LinkedHashSet<>();
     /** The decode side holding blocks for a bidirectional turn-2 READ, not the prefill side of an ordinary pull. */
     private final boolean bidirectional;
+    /** Per replicated PCP rank above 0 (index rank - 1): the {@code reqs_to_send} of the metadata not yet bound there. */
+    private final List<Set<String>> replicaReqsToSend = new ArrayList<>();
 
     /**
      * @param leasePolls {@code kv_lease_duration} in worker polls
@@ -64,8 +66,58 @@ public final class NixlPullProducer extends NixlLeaseHolder {
      * bidirectional transfer, {@code leasePolls} its {@code decoder_kv_blocks_ttl}.
      */
     public NixlPullProducer(String name, KvCacheManager kvCacheManager, FixSet fixes, int leasePolls, boolean bidirectional) {
+        this(name, kvCacheManager, fixes, leasePolls, bidirectional, 1);
+    }
+
+    /**
+     * As {@link #NixlPullProducer(String, KvCacheManager, FixSet, int, boolean)} on {@code pcpSize} replicated-KV
+     * prefill-context-parallel ranks: rank 0 is this object (it serves the decode side's READs); a rank above 0 holds a
+     * copy and serves nothing. Before #53903 ({@link Fix#PCP_REPLICA_REPORTS_SENT}) such a rank skips the send bookkeeping
+     * ({@code start_load_kv}: {@code if self.pcp_rank > 0: return}, #52779) and its {@code done_sending} is cleared, and
+     * {@code get_finished_count()} is TP x PP, so that only rank 0's report is awaited; with it, the rank reports each
+     * request of {@code reqs_to_send} as done sending when the metadata arrives, and the count is the world size.
+     *
+     * @throws IllegalArgumentException for a lease shorter than 1 poll or a PCP size below 1
+     */
+    public NixlPullProducer(String name, KvCacheManager kvCacheManager, FixSet fixes, int leasePolls, boolean bidirectional, int pcpSize) {
         super(name, kvCacheManager, fixes, leasePolls);
+        if (pcpSize < 1) {
+            throw new IllegalArgumentException("pcp_size must be >= 1, got " + pcpSize);
+        }
         this.bidirectional = bidirectional;
+        for (int rank = 1; rank < pcpSize; rank++) {
+            replicaReqsToSend.add(new LinkedHashSet<>());
+        }
+    }
+
+    /**
+     * {@code get_finished_count()}: TP x PP (1 here: the world is the PCP ranks) on a replicated-PCP producer before
+     * #53903 (#52779's override); None, the world size, otherwise.
+     */
+    @Override
+    public Integer getFinishedCount() {
+        return replicaReqsToSend.isEmpty() || fixes.isOn(Fix.PCP_REPLICA_REPORTS_SENT) ? null : 1;
+    }
+
+    /**
+     * The worker on replicated PCP rank {@code rank}, one poll: it binds the {@code reqs_to_send} of the metadata since
+     * its last poll and, with #53903, reports them as done sending; before it, nothing ({@code done_sending.clear()}).
+     *
+     * @throws IllegalArgumentException for a rank outside [0, pcp_size) (nothing changes)
+     */
+    @Override
+    public synchronized KvConnectorOutput getFinishedOnRank(int rank, Set<String> finishedReqIds) {
+        if (rank < 0 || rank > replicaReqsToSend.size()) {
+            throw new IllegalArgumentException(name() + ": PCP rank " + rank + " is outside [0, " + (replicaReqsToSend.size() + 1) + ")");
+        }
+        if (rank == 0) {
+            return getFinished(finishedReqIds);
+        }
+        Objects.requireNonNull(finishedReqIds, "finishedReqIds");
+        Set<String> bound = replicaReqsToSend.get(rank - 1);
+        Set<String> sending = fixes.isOn(Fix.PCP_REPLICA_REPORTS_SENT) ? new LinkedHashSet<>(bound) : Set.of();
+        bound.clear();
+        return new KvConnectorOutput(sending, Set.of(), Set.of());
     }
 
     /** {@code request_finished} on P: a normally finished request with blocks is leased and its blocks handed to D. */
@@ -75,6 +127,7 @@ public final class NixlPullProducer extends NixlLeaseHolder {
             return RequestFinishedResult.FREE_NOW;
         }
         grantLease(request.requestId());
+        replicaReqsToSend.forEach(ids -> ids.add(request.requestId())); // the step's metadata reaches every rank
         handed.put(request.requestId(), kvCacheManager.beginTransfer(request.requestId()));
         advertisedExpiry.put(request.requestId(), now + leasePolls);
         return new RequestFinishedResult(true, Map.of("do_remote_prefill", Boolean.TRUE, "remote_block_ids", List.copyOf(blockIds)));
@@ -139,17 +192,19 @@ public final class NixlPullProducer extends NixlLeaseHolder {
 
     @Override
     public synchronized boolean isIdle() {
-        return super.isIdle() && handed.isEmpty() && pendingNotifs.isEmpty();
+        return super.isIdle() && handed.isEmpty() && pendingNotifs.isEmpty() && replicaReqsToSend.stream().allMatch(Set::isEmpty);
     }
 
     @Override
     public synchronized String progressSignature() {
-        return super.progressSignature() + " handed " + handed.keySet() + " notifications " + pendingNotifs;
+        return super.progressSignature() + " handed " + handed.keySet() + " notifications " + pendingNotifs
+                + (replicaReqsToSend.isEmpty() ? "" : " replica reqs_to_send " + replicaReqsToSend);
     }
 
     @Override
     public synchronized boolean hasPendingTransfer(String requestId) {
-        return super.hasPendingTransfer(requestId) || pendingNotifs.contains(requestId);
+        return super.hasPendingTransfer(requestId) || pendingNotifs.contains(requestId)
+                || replicaReqsToSend.stream().anyMatch(ids -> ids.contains(requestId));
     }
 
     @Override
