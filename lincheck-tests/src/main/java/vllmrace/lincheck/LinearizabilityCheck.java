@@ -28,12 +28,14 @@ public enum LinearizabilityCheck {
             + "scheduler side calls request_finished (MultiConnector + KvOutputAggregator; set-ups: seed 003's NIXL + LMCache loads of "
             + "one request, two async saves, an abort during a NIXL load next to an offloading child, a NIXL pull over two handles "
             + "one of which fails, a NIXL push over two WRITE handles, a NIXL notification whose handshake fails, two prefill-side leases and a heartbeat, a prefill side on two "
-            + "replicated PCP ranks with NIXL and an offloader); spec: "
+            + "replicated PCP ranks with NIXL and an offloader, an offloader's store job over a block reallocated to a NIXL "
+            + "load); spec: "
             + "each transfer completes exactly once per direction, a pull or a push only after all its handles stopped, a "
-            + "notification never, a lease at the first poll at or after its expiry",
+            + "notification never, a lease at the first poll at or after its expiry, a store job copies its own request's KV",
             List.of(Race.LateLoadCompletionUnion, Race.RecvAndSendForAbortedLoad, Race.FailedRecvReportedTwice,
                     Race.SiblingHandleWritesAfterFailure, Race.PushSendNeverReported, Race.NotifOnlyFailedRecvForRemoved,
-                    Race.LeaseReaperHeadOfLine, Race.ExtraSaveCountNeverDrained),
+                    Race.LeaseReaperHeadOfLine, Race.ExtraSaveCountNeverDrained,
+                    Race.NonChosenChildBlindToLoad),
             AggregatorLinearizability::check);
 
     private final Component component;

@@ -18,6 +18,7 @@ import vllmrace.races.connector.FailedRecvReportedTwiceScenario;
 import vllmrace.races.connector.LeaseExpiredReadAfterFreeScenario;
 import vllmrace.races.connector.LeaseReaperHeadOfLineScenario;
 import vllmrace.races.connector.LookupLocksLeakOnEarlyAbortScenario;
+import vllmrace.races.connector.NonChosenChildBlindToLoadScenario;
 import vllmrace.races.connector.NotifOnlyFailedRecvForRemovedScenario;
 import vllmrace.races.connector.PushPostFailureDecodeWaitsScenario;
 import vllmrace.races.connector.PushSendNeverReportedScenario;
@@ -322,6 +323,15 @@ public enum Race {
             Window.LOST_EVENT,
             ExtraSaveCountNeverDrainedScenario.Outcome.class,
             (fixes, config, p) -> new ExtraSaveCountNeverDrainedScenario(fixes, config, p),
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("maxTokens", 2))),
+    NonChosenChildBlindToLoad(
+            Component.CONNECTOR,
+            "#46951, PR #47046 (both open; after #46865, merged)",
+            Closers.of(Fix.OFFLOAD_FENCE_NON_CHOSEN_BLOCKS),
+            Expectation.BUG_FOUND,
+            Window.ORDER,
+            NonChosenChildBlindToLoadScenario.Outcome.class,
+            (fixes, config, p) -> new NonChosenChildBlindToLoadScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("maxTokens", 2)));
 
     /** Builds a race's scenario: the fixes ON, the deployment's configuration, a point of its family. */

@@ -16,6 +16,7 @@ import vllmrace.model.asyncio.StepLog;
 import vllmrace.model.connector.KvConnectorOutput;
 import vllmrace.model.connector.UnknownTransferException;
 import vllmrace.model.connector.multi.ChildConnector;
+import vllmrace.model.connector.multi.FencedOffloadingConnector;
 import vllmrace.model.connector.multi.KvOutputAggregator;
 import vllmrace.model.connector.multi.LmCacheConnector;
 import vllmrace.model.connector.multi.MultiConnector;
@@ -71,11 +72,17 @@ import vllmrace.model.sched.Request;
  * R is reported (as finished_sending) once, by the first collect after the READ and both stores completed; exactly once
  * per direction means here one finished_sending per request, however many ranks count it. Upstream between #52779 and
  * #53903 never reports it (ExtraSaveCountNeverDrained); {@code PCP_REPLICA_REPORTS_SENT} restores it.
- * {@link #check(FixSet)}, the suite's CONNECTOR linearizability check, model-checks the eight set-ups.
+ * {@link Mode#FENCE} (#46951): a NIXL child and the job-based offloader; R2 finished with a store job pending over its
+ * blocks, which were freed; R got one of them, NIXL was chosen and its READ started, the offloader was handed the block
+ * with 0 tokens, and the step's fence ran. Operations: the store job's copy lands ({@code storeLands}), NIXL's READ
+ * completes ({@code childReports(0)}). Spec: the store copies R2's own KV, and R is reported (as finished_recving) once,
+ * by the first collect after its READ. Upstream's fence misses the block (NonChosenChildBlindToLoad);
+ * {@code OFFLOAD_FENCE_NON_CHOSEN_BLOCKS} restores it.
+ * {@link #check(FixSet)}, the suite's CONNECTOR linearizability check, model-checks the nine set-ups.
  */
 public class AggregatorLinearizability {
     /** Which aggregator operation set is checked. */
-    public enum Mode { SAVES, LOADS, ABORTED_LOAD, HANDLES, PUSH, NOTIFY, LEASES, PCP }
+    public enum Mode { SAVES, LOADS, ABORTED_LOAD, HANDLES, PUSH, NOTIFY, LEASES, PCP, FENCE }
 
     /**
      * Invocations per set-up in {@link #check(FixSet)} (times {@code vllmrace.lincheck.scale}). Measured with every fix
@@ -102,7 +109,11 @@ public class AggregatorLinearizability {
         kv.allocateSlots("R", 4);
         request = mode == Mode.PUSH || mode == Mode.LEASES || mode == Mode.PCP ? Request.finished("R", 1, 3, 1, vllmrace.model.sched.RequestStatus.FINISHED_LENGTH_CAPPED)
                 : new Request("R", 1, 4, 1);
-        if (mode == Mode.PCP) {
+        if (mode == Mode.FENCE) {
+            NixlDecodeConnector nixl = new NixlDecodeConnector("NixlConnector", kv, fixes);
+            nixl.remotePrefill("R", 4);
+            children = List.of(nixl, new FencedOffloadingConnector("OffloadingConnector", kv, fixes));
+        } else if (mode == Mode.PCP) {
             children = List.of(new NixlPullProducer("NixlConnector", kv, fixes, 8, false, 2), new OffloadingConnector("OffloadingConnector", kv, 2));
         } else if (mode == Mode.PUSH) {
             NixlPushProducer push = new NixlPushProducer("NixlPushConnector", kv, fixes);
@@ -141,6 +152,15 @@ public class AggregatorLinearizability {
             multi.requestFinished(request, kv.getBlockIds("R"));
             multi.requestFinished(Request.finished("S", 2, 3, 1, vllmrace.model.sched.RequestStatus.FINISHED_LENGTH_CAPPED),
                     kv.getBlockIds("S"));
+        } else if (mode == Mode.FENCE) { // R2 held both blocks, finished with a store job pending, freed; R got one of them
+            kv.free("R");
+            kv.allocateSlots("R2", 8);
+            multi.requestFinished(Request.finished("R2", 2, 7, 1, vllmrace.model.sched.RequestStatus.FINISHED_LENGTH_CAPPED), kv.getBlockIds("R2"));
+            kv.free("R2");
+            kv.allocateSlots("R", 4);
+            multi.getNumNewMatchedTokens(request, 0);
+            multi.updateStateAfterAlloc(request, kv.getBlockIds("R"), 4);
+            multi.buildConnectorMeta(new vllmrace.model.sched.SchedulerOutput(1, java.util.Map.of(), Set.of()));
         } else if (mode == Mode.PCP) { // R finished: leased by NIXL, a store per rank; _extra_async_saves[R] = 1
             finishedReqIds.add("R");
             multi.requestFinished(request, kv.getBlockIds("R"));
@@ -241,6 +261,15 @@ public class AggregatorLinearizability {
         });
     }
 
+    /** FENCE: the copy of R2's store job lands; returns whose KV it copied (it may have landed at the fence's wait). */
+    @Operation
+    public String storeLands() {
+        return atomically("store copy lands", () -> {
+            ((FencedOffloadingConnector) children.get(1)).storeCopyLands("R2");
+            return log.has(vllmrace.model.detect.ViolationKind.STORE_READ_OF_FREED_BLOCK) ? "R's KV" : "R2's KV";
+        });
+    }
+
     /** NOTIFY: the handshake thread fails every pending handshake ({@code _handle_failed_transfer(req_id, None)}). */
     @Operation
     public String handshakeFails() {
@@ -333,7 +362,7 @@ public class AggregatorLinearizability {
             boolean started = switch (m) {
                 case SAVES -> finished;
                 case LOADS -> true;
-                case PCP -> child == 0;
+                case PCP, FENCE -> child == 0;
                 case ABORTED_LOAD -> child == 0 || saveStarted;
                 case HANDLES, PUSH, NOTIFY, LEASES -> false; // handles end through handleEnds; NOTIFY and LEASES transfer nothing
             };
@@ -363,6 +392,10 @@ public class AggregatorLinearizability {
             return "ok";
         }
 
+        public String storeLands() {
+            return "R2's KV"; // a store job copies its own request's KV
+        }
+
         public String heartbeat() {
             heartbeatPending = true;
             return "ok";
@@ -381,6 +414,13 @@ public class AggregatorLinearizability {
             }
             if (m == Mode.NOTIFY) {
                 return ""; // a notification-only entry is never reported
+            }
+            if (m == Mode.FENCE) {
+                if (done[0] && !reported) {
+                    reported = true;
+                    return "R";
+                }
+                return "";
             }
             if (m == Mode.PCP) {
                 if (done[0] && storeDone[0] && storeDone[1] && !reported) {
@@ -426,7 +466,7 @@ public class AggregatorLinearizability {
     public static LincheckResult check(FixSet fixes, vllmrace.races.Race focus) {
         int budget = LincheckRun.scaled(INVOCATIONS_PER_MODE);
         List<LincheckResult> runs = new java.util.ArrayList<>();
-        List<Mode> modes = new java.util.ArrayList<>(List.of(Mode.LOADS, Mode.SAVES, Mode.ABORTED_LOAD, Mode.HANDLES, Mode.PUSH, Mode.NOTIFY, Mode.LEASES, Mode.PCP));
+        List<Mode> modes = new java.util.ArrayList<>(List.of(Mode.LOADS, Mode.SAVES, Mode.ABORTED_LOAD, Mode.HANDLES, Mode.PUSH, Mode.NOTIFY, Mode.LEASES, Mode.PCP, Mode.FENCE));
         if (focus == vllmrace.races.Race.RecvAndSendForAbortedLoad) {
             modes.remove(Mode.ABORTED_LOAD);
             modes.add(0, Mode.ABORTED_LOAD);
@@ -445,6 +485,9 @@ public class AggregatorLinearizability {
         } else if (focus == vllmrace.races.Race.ExtraSaveCountNeverDrained) {
             modes.remove(Mode.PCP);
             modes.add(0, Mode.PCP);
+        } else if (focus == vllmrace.races.Race.NonChosenChildBlindToLoad) {
+            modes.remove(Mode.FENCE);
+            modes.add(0, Mode.FENCE);
         }
         for (Mode m : modes) {
             LincheckResult run = check(m, fixes, budget);
@@ -458,7 +501,7 @@ public class AggregatorLinearizability {
         // "all Lincheck generated" (invocations below budget) may be claimed only if each run stopped below its budget
         boolean mixed = runs.stream().anyMatch(LincheckResult::exhausted) && !runs.stream().allMatch(LincheckResult::exhausted);
         int total = mixed ? (int) invocations : budget * runs.size();
-        return new LincheckResult("aggregator LOADS + SAVES + ABORTED_LOAD + HANDLES + PUSH + NOTIFY + LEASES + PCP " + fixes, false, invocations, total, wallMillis, "", "",
+        return new LincheckResult("aggregator LOADS + SAVES + ABORTED_LOAD + HANDLES + PUSH + NOTIFY + LEASES + PCP + FENCE " + fixes, false, invocations, total, wallMillis, "", "",
                 List.of(), List.of(), LincheckResult.Coverage.UNKNOWN, java.util.Map.of(), java.util.Map.of(), null, List.of());
     }
 
@@ -508,6 +551,7 @@ public class AggregatorLinearizability {
             case NOTIFY -> List.of(LincheckRun.call(c, "requestFinished"), LincheckRun.call(c, "collect"));
             case LEASES -> List.of(LincheckRun.call(c, "heartbeat"), LincheckRun.call(c, "collect"));
             case PCP -> List.of(LincheckRun.call(c, "childReports", 0), LincheckRun.call(c, "collect"));
+            case FENCE -> List.of(LincheckRun.call(c, "storeLands"), LincheckRun.call(c, "collect"));
         };
         List<org.jetbrains.kotlinx.lincheck.Actor> t2 = switch (mode) {
             case ABORTED_LOAD -> List.of(LincheckRun.call(c, "childReports", 0), LincheckRun.call(c, "collect"));
@@ -515,6 +559,7 @@ public class AggregatorLinearizability {
             case NOTIFY -> List.of(LincheckRun.call(c, "handshakeFails"), LincheckRun.call(c, "collect"));
             case LEASES -> List.of(LincheckRun.call(c, "collect"), LincheckRun.call(c, "collect"));
             case PCP -> List.of(LincheckRun.call(c, "handleEnds", 0), LincheckRun.call(c, "handleEnds", 1));
+            case FENCE -> List.of(LincheckRun.call(c, "childReports", 0), LincheckRun.call(c, "collect"));
             default -> List.of(LincheckRun.call(c, "childReports", 1), LincheckRun.call(c, "collect"));
         };
         Explored.reset();

@@ -93,6 +93,22 @@ class AggregatorLinearizabilityTest {
         assertTrue(result.failed(), "R is never reported once its READ and both stores completed: " + result.figures());
     }
 
+    /** #47046 off (vLLM main): the fence misses the non-chosen child's block; the store copies R's KV as R2's. */
+    @Test
+    void aNonChosenBlockIsNotLinearizableWithout47046() {
+        LincheckResult result = AggregatorLinearizability.check(Mode.FENCE,
+                FixSet.all().without(Fix.OFFLOAD_FENCE_NON_CHOSEN_BLOCKS), AggregatorLinearizability.INVOCATIONS_PER_MODE);
+        assertTrue(result.failed(), "NIXL's READ lands before the store's copy: " + result.figures());
+    }
+
+    /** #47046 without #46865: the offloader is handed no blocks at all, so the fence still misses them. */
+    @Test
+    void theFenceFixNeedsTheRealBlocksOf46865() {
+        LincheckResult result = AggregatorLinearizability.check(Mode.FENCE,
+                FixSet.all().without(Fix.NON_CHOSEN_REAL_BLOCKS), AggregatorLinearizability.INVOCATIONS_PER_MODE);
+        assertTrue(result.failed(), "empty blocks reach no fence: " + result.figures());
+    }
+
     /** Before #56104 the push side reported every completed push: linearizable without #58188. */
     @Test
     void aPushIsLinearizableBeforeTheHandleRework() {
@@ -125,6 +141,7 @@ class AggregatorLinearizabilityTest {
             case NOTIFY -> List.of(step("request_finished"), collect);
             case LEASES -> List.of(step("HB:R arrives"), collect);
             case PCP -> List.of(step("child 0 completes"), collect);
+            case FENCE -> List.of(step("store copy lands"), collect);
         };
         List<String> t2 = switch (mode) {
             case ABORTED_LOAD -> List.of(step("child 0 completes"), collect);
@@ -132,6 +149,7 @@ class AggregatorLinearizabilityTest {
             case NOTIFY -> List.of(step("handshake fails"), collect);
             case LEASES -> List.of(collect, collect);
             case PCP -> List.of(step("handle 0 ends"), step("handle 1 ends"));
+            case FENCE -> List.of(step("child 0 completes"), collect);
             default -> List.of(step("child 1 completes"), collect);
         };
         Set<String> orders = new HashSet<>();

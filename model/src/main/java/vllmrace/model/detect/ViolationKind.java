@@ -35,7 +35,8 @@ public enum ViolationKind {
     /**
      * An async store job read a block after it was freed or reallocated: the KV stored under the request's key is not the
      * request's (it may be another request's, served on every later prefix hit). A block an outstanding reader needs
-     * must keep {@code ref_cnt >= 1}.
+     * must keep {@code ref_cnt >= 1}; for a store whose design frees at once and fences reuse instead, recorded when a
+     * transfer of the block's next owner wrote it before the store read it.
      */
     STORE_READ_OF_FREED_BLOCK("SC4", false),
     /**

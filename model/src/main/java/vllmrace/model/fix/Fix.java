@@ -286,6 +286,18 @@ public enum Fix {
                             + "NixlConnector.get_finished_count no longer overridden"),
             "a NIXL producer on a replicated PCP rank > 0 reports the requests to send as done sending when the metadata arrives"),
     /**
+     * #47046 (open; its duplicate #46960 open too; issue #46951): {@code OffloadingConnectorScheduler.update_state_after_alloc}
+     * records the blocks it is given in {@code _current_batch_allocated_block_ids} also when {@code num_external_tokens
+     * == 0}, so blocks MultiConnector hands a non-chosen offloader (the real ones since #46865) reach its reuse check, and
+     * a pending store job over a reallocated block is flushed (the worker waits for it) before the new owner's load.
+     */
+    OFFLOAD_FENCE_NON_CHOSEN_BLOCKS(
+            proposed("#47046", "open (duplicate #46960 open too), for issue #46951",
+                    "offloading/scheduler.py (stored copy, commit unknown; the context of #47046's diff) "
+                            + "OffloadingConnectorScheduler.update_state_after_alloc: if num_external_tokens == 0: return, before "
+                            + "self._current_batch_allocated_block_ids.update(...)"),
+            "the offloading connector records blocks given with 0 external tokens, so its reuse fence flushes their pending stores"),
+    /**
      * #50789 (open; issue #58222): the NIXL worker's lease reaper scans every lease instead of stopping at the first that
      * has not expired, since heartbeats renew a lease in place and the map is not ordered by expiry.
      */

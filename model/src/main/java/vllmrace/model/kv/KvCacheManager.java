@@ -211,6 +211,28 @@ public final class KvCacheManager {
     }
 
     /**
+     * Detector: a store job of a design that frees the request's blocks at once and fences their reuse (the offloading
+     * connector's job-based scheduler) reads the snapshotted blocks now. Reading a freed or reallocated block is harmless
+     * while its bytes are still the request's; a block into which a transfer of another owner has written since the
+     * snapshot (a load's write landed under a later generation) is recorded as {@link ViolationKind#STORE_READ_OF_FREED_BLOCK}.
+     * Never throws for that.
+     */
+    public synchronized void completeFencedStoreRead(TransferTarget target) {
+        Objects.requireNonNull(target, "target must not be null");
+        synchronized (blockPool) {
+            for (TransferTarget.Slot slot : target.slots()) {
+                KvCacheBlock block = slot.block();
+                if (block.loadedGeneration() > slot.generation()) {
+                    log.record(ViolationKind.STORE_READ_OF_FREED_BLOCK, target.requestId(), "store job for '" + target.requestId()
+                            + "' read block " + block.blockId() + " after a load for its next owner wrote it (generation "
+                            + slot.generation() + " -> " + block.loadedGeneration() + "; now held by " + holders(block)
+                            + "): the KV stored under its key is not its own");
+                }
+            }
+        }
+    }
+
+    /**
      * Detector: a remote side's RDMA transfer (a decode side's NIXL READ, a prefill side's push WRITE) reads the
      * snapshotted blocks now; one that is free or was reallocated is recorded as
      * {@link ViolationKind#REMOTE_READ_OF_FREED_BLOCK}. Never throws for that.

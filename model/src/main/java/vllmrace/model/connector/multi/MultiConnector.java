@@ -224,6 +224,15 @@ public final class MultiConnector implements KvConnectorBaseV1, KvConnectorWorke
         }
     }
 
+    /** {@code build_connector_meta(scheduler_output)}: every child builds its own metadata (its store jobs, its fences). */
+    @Override
+    public synchronized void buildConnectorMeta(vllmrace.model.sched.SchedulerOutput schedulerOutput) {
+        Objects.requireNonNull(schedulerOutput, "schedulerOutput");
+        for (ChildConnector c : connectors) {
+            c.buildConnectorMeta(schedulerOutput);
+        }
+    }
+
     /** {@code build_connector_meta}: the counts move into the metadata and the scheduler-side maps reset to {@code {}}. */
     public synchronized ConnectorMetadata buildConnectorMeta() {
         UpstreamPins.enter(UpstreamPin.MULTI_CONNECTOR_BUILD_CONNECTOR_META);
