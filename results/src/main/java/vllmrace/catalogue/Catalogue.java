@@ -270,7 +270,8 @@ public final class Catalogue {
             return FixDirectionMatrix.inShard(options.shard());
         }
         return races.contains(Race.LateLoadCompletionUnion) || races.contains(Race.PullIntoFreedBlocks)
-                || races.stream().anyMatch(vllmrace.races.connector.HandleReportDirections.RACES::contains);
+                || races.stream().anyMatch(vllmrace.races.connector.HandleReportDirections.RACES::contains)
+                || races.stream().anyMatch(vllmrace.races.connector.PullAfterFreeDirections.RACES::contains);
     }
 
     /**

@@ -11,6 +11,7 @@ import vllmrace.evidence.ResultsDir;
 import vllmrace.lincheck.connector.FixDirectionMatrix.Row;
 import vllmrace.lincheck.verdict.LincheckRun;
 import vllmrace.races.connector.HandleReportDirections;
+import vllmrace.races.connector.PullAfterFreeDirections;
 import vllmrace.races.connector.SeedThreeInvariant;
 
 /**
@@ -22,7 +23,8 @@ import vllmrace.races.connector.SeedThreeInvariant;
  * @param lincheck   the Lincheck matrix
  * @param exhaustive the matrix over every step-level interleaving
  */
-public record FixDirectionsReport(int budget, List<Row> lincheck, List<Row> exhaustive, List<HandleReportDirections.Cell> handles) {
+public record FixDirectionsReport(int budget, List<Row> lincheck, List<Row> exhaustive, List<vllmrace.races.connector.DirectionTable.Cell> handles,
+                                  List<vllmrace.races.connector.DirectionTable.Cell> pullAfterFree) {
 
     /**
      * Computes both matrices (Lincheck budget {@link FixDirectionMatrix#COMBINATION_BUDGET}, scaled by the deep profile),
@@ -31,7 +33,7 @@ public record FixDirectionsReport(int budget, List<Row> lincheck, List<Row> exha
     public static FixDirectionsReport compute() {
         int budget = LincheckRun.scaled(FixDirectionMatrix.COMBINATION_BUDGET);
         return new FixDirectionsReport(budget, FixDirectionMatrix.compute(budget), FixDirectionMatrix.computeExhaustive(),
-                HandleReportDirections.compute());
+                HandleReportDirections.compute(), PullAfterFreeDirections.TABLE.compute());
     }
 
     /** Every cell of either matrix that differs from the expected one; empty when both match it. */
@@ -40,6 +42,7 @@ public record FixDirectionsReport(int budget, List<Row> lincheck, List<Row> exha
         FixDirectionMatrix.mismatches(lincheck).forEach(m -> all.add("Lincheck: " + m));
         FixDirectionMatrix.mismatches(exhaustive).forEach(m -> all.add("every step interleaving: " + m));
         HandleReportDirections.mismatches(handles).forEach(m -> all.add("NIXL handle directions: " + m));
+        PullAfterFreeDirections.TABLE.mismatches(pullAfterFree).forEach(m -> all.add("a READ outlives its blocks: " + m));
         return all;
     }
 
@@ -75,6 +78,7 @@ public record FixDirectionsReport(int budget, List<Row> lincheck, List<Row> exha
                 .append("**NO** (k) = broken in k of them.\n\n");
         table(md, exhaustive, row -> row.invocations() + " interleavings");
         md.append('\n').append(HandleReportDirections.toMarkdown(handles));
+        md.append('\n').append(PullAfterFreeDirections.TABLE.toMarkdown(pullAfterFree));
         return md.toString();
     }
 

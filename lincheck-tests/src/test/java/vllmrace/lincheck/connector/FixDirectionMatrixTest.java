@@ -78,7 +78,7 @@ class FixDirectionMatrixTest {
     }
 
     private static void assertMatrix(List<Row> rows) {
-        FixDirectionsReport report = new FixDirectionsReport(0, rows, rows, List.of());
+        FixDirectionsReport report = new FixDirectionsReport(0, rows, rows, List.of(), List.of());
         List<String> mismatches = FixDirectionMatrix.mismatches(rows);
         assertTrue(mismatches.isEmpty(), String.join("\n", mismatches) + "\n" + report.toMarkdown());
         for (Row row : rows) {

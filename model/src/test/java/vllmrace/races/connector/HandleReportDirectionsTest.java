@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import vllmrace.races.connector.HandleReportDirections.Cell;
+import vllmrace.races.connector.DirectionTable.Cell;
 import vllmrace.races.connector.HandleReportDirections.Direction;
 
 /**
