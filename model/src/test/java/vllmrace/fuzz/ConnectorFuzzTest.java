@@ -18,6 +18,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import vllmrace.model.connector.UnknownTransferException;
 import vllmrace.model.connector.multi.ChildConnector;
+import vllmrace.model.connector.multi.FencedOffloadingConnector;
 import vllmrace.model.connector.multi.LmCacheConnector;
 import vllmrace.model.connector.multi.NixlDecodeConnector;
 import vllmrace.model.deploy.ConfigSwitch;
@@ -39,7 +40,9 @@ import vllmrace.races.connector.ConnectorRig;
  * each child's worker completions (a pull or load landing or failing with its blocks invalid, a NIXL pull from one or two
  * remote ranks landing or failing one handle at a time, a save landing), in
  * varying order between children and also for ids that have no transfer. Each seed picks the pool size, sync or async
- * scheduling, the in-tree or out-of-tree LMCache child, and which children are present in which order.
+ * scheduling, the in-tree or out-of-tree LMCache child, and which children are present in which order; a third of the
+ * seeds add the job-based offloader last (its store jobs outlive their blocks behind the reuse fence; SAVE_DONE on child
+ * 1 lands its job of the target).
  *
  * <p>Every hit, NIXL's or LMCache's, covers the whole prompt. A partial hit leaves its request needing more blocks after
  * the load, and a short pool filled by such loads deadlocks with nothing running (#45388, closed upstream by #44560's
@@ -96,7 +99,7 @@ class ConnectorFuzzTest {
     }
 
     /** A MultiConnector child a seed may configure. */
-    enum Child { NIXL, LMCACHE, LMCACHE_SAVING, OFFLOADING }
+    enum Child { NIXL, LMCACHE, LMCACHE_SAVING, OFFLOADING, FENCED_OFFLOADING }
 
     /** Where a sequence runs: the deployment, the children in config order, the pool size. */
     record Setting(Configuration config, List<Child> children, int numGpuBlocks) {
@@ -122,6 +125,9 @@ class ConnectorFuzzTest {
             children.add(Child.OFFLOADING);
         }
         Collections.shuffle(children, r);
+        if (new Random(seed * 17 + 3).nextInt(3) == 0) {
+            children.add(Child.FENCED_OFFLOADING); // a draw of its own: the other children's settings stay as they were
+        }
         return new Setting(Configuration.of(switches.toArray(ConfigSwitch[]::new)), List.copyOf(children), 2 + r.nextInt(6));
     }
 
@@ -159,6 +165,8 @@ class ConnectorFuzzTest {
         /** Off only to reproduce {@link KnownFindings#aSavingChildsOwnLoadOfAnAbortedRequestIsReportedTwice()}. */
         boolean hitsForSavingChildren;
         final List<ChildConnector> children = new ArrayList<>();
+        /** The job-based offloaders: their store jobs land on SAVE_DONE. */
+        final List<FencedOffloadingConnector> fenced = new ArrayList<>();
 
         Engine(FixSet fixes, Setting setting) {
             rig = new ConnectorRig(fixes, setting.config(), setting.numGpuBlocks(), kv -> {
@@ -168,9 +176,12 @@ class ConnectorFuzzTest {
                         case LMCACHE -> new LmCacheConnector("LMCacheMPConnector", kv, false, fixes, setting.config());
                         case LMCACHE_SAVING -> new LmCacheConnector("LMCacheMPConnector (saving)", kv, true, fixes, setting.config());
                         case OFFLOADING -> new LmCacheConnector("OffloadingConnector", kv, true, fixes, setting.config());
+                        case FENCED_OFFLOADING -> new FencedOffloadingConnector("OffloadingConnector (job-based)", kv, fixes);
                     };
                     if (child instanceof NixlDecodeConnector n) {
                         nixl.add(n);
+                    } else if (child instanceof FencedOffloadingConnector f) {
+                        fenced.add(f);
                     } else {
                         lmcache.add((LmCacheConnector) child);
                         if (c != Child.LMCACHE) {
@@ -190,10 +201,12 @@ class ConnectorFuzzTest {
         void finishEveryTransfer() {
             nixl.forEach(NixlDecodeConnector::finishInFlightTransfers);
             lmcache.forEach(LmCacheConnector::finishInFlightTransfers);
+            fenced.forEach(FencedOffloadingConnector::finishInFlightTransfers);
         }
 
         boolean transfersIdle() {
-            return nixl.stream().allMatch(NixlDecodeConnector::isIdle) && lmcache.stream().allMatch(LmCacheConnector::isIdle);
+            return nixl.stream().allMatch(NixlDecodeConnector::isIdle) && lmcache.stream().allMatch(LmCacheConnector::isIdle)
+                    && fenced.stream().allMatch(FencedOffloadingConnector::isIdle);
         }
 
         /** Everything a rejected operation must leave as it was. */
@@ -208,6 +221,9 @@ class ConnectorFuzzTest {
             }
             for (LmCacheConnector l : lmcache) {
                 b.append(" idle ").append(l.isIdle());
+            }
+            for (FencedOffloadingConnector f : fenced) {
+                b.append(' ').append(f.progressSignature());
             }
             return b.toString();
         }
@@ -280,6 +296,10 @@ class ConnectorFuzzTest {
                             }
                         }
                         case LOAD_DONE, LOAD_FAILS, SAVE_DONE -> {
+                            if (op.kind() == Op.Kind.SAVE_DONE && !e.fenced.isEmpty() && op.child() == 1) {
+                                e.fenced.get(0).storeCopyLands(target); // the job-based offloader's copy of the target's job
+                                break;
+                            }
                             LmCacheConnector l = e.lmcache(op.child());
                             if (l != null) {
                                 switch (op.kind()) {
@@ -422,6 +442,21 @@ class ConnectorFuzzTest {
         assertTrue(f.violation().contains(ViolationKind.WRITE_INTO_FREED_BLOCK.name()), f.violation());
         assertTrue(f.shortest().stream().anyMatch(op -> op.kind() == Op.Kind.PULL_FAILS && op.child() == 1),
                 "one handle fails on its own: " + f.shortest());
+    }
+
+    /**
+     * With #47046 ({@code OFFLOAD_FENCE_NON_CHOSEN_BLOCKS}) off, every other fix on, it finds NonChosenChildBlindToLoad as
+     * one order of single operations: a request with a job-based offloader's store pending finishes, its block goes to a
+     * load by the chosen child (NIXL or LMCache: #46951 is about any other async connector) that the fence does not see,
+     * the load lands, then the store's copy (as an operation, or when the environment completes every transfer).
+     */
+    @Test
+    @DisplayName("self-test: without OFFLOAD_FENCE_NON_CHOSEN_BLOCKS it finds NonChosenChildBlindToLoad")
+    void withoutTheFenceFixItFindsNonChosenChildBlindToLoad() {
+        Finding f = firstFinding(Fix.OFFLOAD_FENCE_NON_CHOSEN_BLOCKS, "NonChosenChildBlindToLoad");
+        assertTrue(f.violation().contains(ViolationKind.STORE_READ_OF_FREED_BLOCK.name()), f.violation());
+        assertTrue(f.shortest().stream().anyMatch(op -> op.kind() == Op.Kind.ADD_CACHED || op.kind() == Op.Kind.ADD_REMOTE
+                || op.kind() == Op.Kind.ADD_REMOTE_CACHED), "a loaded request takes the block: " + f.shortest());
     }
 
     /** The first seed's failing program with {@code fix} off, shrunk (at most 8 operations), and clean with it on. */
