@@ -97,16 +97,8 @@ public final class ExtraSaveCountNeverDrainedScenario extends RigScenario<Connec
         }), p);
         NixlPullProducer nixl = n[0];
         OffloadingConnector offloading = o[0];
-        int r2MaxTokens = p.get("maxTokens", 1, 1);
-        rig.sendAdd(REQUEST_ID, 3, 1);
-        rig.sendAdd(OTHER_REQUEST_ID, 4 - r2MaxTokens, r2MaxTokens);
-        rig.admit(REQUEST_ID, OTHER_REQUEST_ID);
-        for (int i = 0; i < 4 && !nixl.isLeased(REQUEST_ID); i++) {
-            rig.runBusyLoopOnce();
-        }
-        requireSetUp(nixl.isLeased(REQUEST_ID) && rig.request(REQUEST_ID).status() == FINISHED_LENGTH_CAPPED
-                        && offloading.hasPendingTransfer(REQUEST_ID),
-                "R was expected finished, leased and being stored: " + nixl.progressSignature() + "; " + offloading.progressSignature());
+        LeaseExpiredReadAfterFreeScenario.finishAndLease(rig, nixl, p);
+        requireSetUp(offloading.hasPendingTransfer(REQUEST_ID), "R was expected being stored: " + offloading.progressSignature());
         actors(rig.actor("Decode side + OffloadingConnector rank 1")
                         .worker("decode side: NIXL READ of R's block completes DONE; notification \"R:1\" -> P's queue",
                                 () -> nixl.remoteRead(REQUEST_ID))

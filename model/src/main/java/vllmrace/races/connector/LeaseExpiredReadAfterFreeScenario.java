@@ -88,6 +88,15 @@ public final class LeaseExpiredReadAfterFreeScenario extends RigScenario<Connect
      * runs three busy-loop iterations). Shared with BidirectionalTurn2ReadsExpired, whose holder is the decode side.
      */
     static Coroutine<Void> leaseThenRead(ConnectorRig rig, NixlPullProducer nixl, Params p, String reader, String read) {
+        finishAndLease(rig, nixl, p);
+        return Coroutine.builder(rig.busyLoopEvents(), reader).step(read, () -> nixl.remoteRead(REQUEST_ID)).build();
+    }
+
+    /**
+     * Set-up shared by the pull side's stories: R (3-token prompt, max_tokens 1) and R2 ({@code maxTokens}, default 1; its
+     * prompt one token shorter per token more) are admitted, and the busy loop runs until R finished and is leased.
+     */
+    static void finishAndLease(ConnectorRig rig, NixlPullProducer nixl, Params p) {
         int r2MaxTokens = p.get("maxTokens", 1, 1);
         rig.sendAdd(REQUEST_ID, 3, 1);
         rig.sendAdd(OTHER_REQUEST_ID, 4 - r2MaxTokens, r2MaxTokens);
@@ -97,7 +106,6 @@ public final class LeaseExpiredReadAfterFreeScenario extends RigScenario<Connect
         }
         requireSetUp(nixl.isLeased(REQUEST_ID) && rig.request(REQUEST_ID).status() == FINISHED_LENGTH_CAPPED,
                 "R was expected finished and leased: " + nixl.progressSignature());
-        return Coroutine.builder(rig.busyLoopEvents(), reader).step(read, () -> nixl.remoteRead(REQUEST_ID)).build();
     }
 
     @Override

@@ -9,8 +9,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import vllmrace.model.connector.KvConnectorOutput;
-import vllmrace.model.connector.KvRole;
-import vllmrace.model.connector.MatchedTokens;
 import vllmrace.model.connector.RequestFinishedResult;
 import vllmrace.model.connector.UnknownTransferException;
 import vllmrace.model.fix.Fix;
@@ -40,9 +38,7 @@ import vllmrace.model.sched.SchedulerOutput;
  *
  * <p>Thread-safe: every method is synchronized on the connector. Caller errors throw before any state changes.
  */
-public final class FencedOffloadingConnector implements ChildConnector {
-    private final String name;
-    private final KvCacheManager kvCacheManager;
+public final class FencedOffloadingConnector extends NoLoadChild {
     private final FixSet fixes;
     /** Store jobs submitted and not landed, by request id, in creation order (the blocks each snapshotted). */
     private final Map<String, TransferTarget> pendingJobs = new LinkedHashMap<>();
@@ -54,37 +50,14 @@ public final class FencedOffloadingConnector implements ChildConnector {
     private final Set<String> landed = new HashSet<>();
 
     public FencedOffloadingConnector(String name, KvCacheManager kvCacheManager, FixSet fixes) {
-        this.name = Objects.requireNonNull(name, "name");
-        this.kvCacheManager = Objects.requireNonNull(kvCacheManager, "kvCacheManager");
+        super(name, kvCacheManager);
         this.fixes = Objects.requireNonNull(fixes, "fixes");
-    }
-
-    @Override
-    public String name() {
-        return name;
-    }
-
-    /** {@code kv_both}: an offloader loads and saves. */
-    @Override
-    public KvRole kvRole() {
-        return KvRole.KV_BOTH;
-    }
-
-    /** Loads are not modelled: nothing to load. */
-    @Override
-    public synchronized MatchedTokens getNumNewMatchedTokens(Request request, int numComputedTokens) {
-        Objects.requireNonNull(request, "request");
-        return MatchedTokens.NONE;
     }
 
     /** Records the allocated blocks for the reuse fence, unless given 0 external tokens (upstream) and not #47046. */
     @Override
     public synchronized void updateStateAfterAlloc(Request request, List<Integer> blockIds, int numExternalTokens) {
-        Objects.requireNonNull(request, "request");
-        Objects.requireNonNull(blockIds, "blockIds");
-        if (numExternalTokens < 0) {
-            throw new IllegalArgumentException("num_external_tokens must be >= 0, got " + numExternalTokens);
-        }
+        super.updateStateAfterAlloc(request, blockIds, numExternalTokens);
         if (numExternalTokens == 0 && !fixes.isOn(Fix.OFFLOAD_FENCE_NON_CHOSEN_BLOCKS)) {
             return; // if num_external_tokens == 0: return
         }
@@ -103,7 +76,7 @@ public final class FencedOffloadingConnector implements ChildConnector {
         Objects.requireNonNull(blockIds, "blockIds");
         String id = request.requestId();
         if (pendingJobs.containsKey(id)) {
-            throw new IllegalStateException(name + ": a store job of " + id + " is still pending");
+            throw new IllegalStateException(name() + ": a store job of " + id + " is still pending");
         }
         if (!blockIds.isEmpty()) {
             pendingJobs.put(id, kvCacheManager.beginTransfer(id));
@@ -146,7 +119,7 @@ public final class FencedOffloadingConnector implements ChildConnector {
         if (landed.contains(requestId)) {
             return false;
         }
-        throw new UnknownTransferException(name + ": no store job of request " + requestId + " was submitted");
+        throw new UnknownTransferException(name() + ": no store job of request " + requestId + " was submitted");
     }
 
     private void land(String requestId) {
@@ -162,11 +135,6 @@ public final class FencedOffloadingConnector implements ChildConnector {
     public synchronized KvConnectorOutput getFinished(Set<String> finishedReqIds) {
         Objects.requireNonNull(finishedReqIds, "finishedReqIds");
         return new KvConnectorOutput(Set.of(), Set.of(), Set.of());
-    }
-
-    @Override
-    public synchronized void updateConnectorOutput(KvConnectorOutput kvConnectorOutput) {
-        Objects.requireNonNull(kvConnectorOutput, "kvConnectorOutput");
     }
 
     /** Whether a store job of {@code requestId} is submitted and its copy has not landed. */
@@ -189,17 +157,12 @@ public final class FencedOffloadingConnector implements ChildConnector {
 
     @Override
     public synchronized String progressSignature() {
-        return name + " store jobs " + pendingJobs.keySet();
+        return name() + " store jobs " + pendingJobs.keySet();
     }
 
     /** The scheduler waits for none of its jobs: they hold no request. */
     @Override
     public synchronized boolean hasPendingTransfer(String requestId) {
-        return false;
-    }
-
-    @Override
-    public synchronized boolean hasUnreportedLoad(String requestId) {
         return false;
     }
 

@@ -8,9 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import vllmrace.model.connector.KvConnectorOutput;
-import vllmrace.model.connector.KvRole;
-import vllmrace.model.connector.MatchedTokens;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.fix.Fix;
 import vllmrace.model.fix.FixSet;
@@ -34,9 +31,7 @@ import vllmrace.model.sched.RequestStatus;
  *
  * <p>Thread-safe: every method is synchronized on the connector. Caller errors throw before any state changes.
  */
-public abstract class NixlLeaseHolder implements ChildConnector {
-    private final String name;
-    protected final KvCacheManager kvCacheManager;
+public abstract class NixlLeaseHolder extends NoLoadChild {
     protected final FixSet fixes;
     /** {@code _reqs_to_send}: each leased request's expiry (a poll count), in grant order. */
     protected final Map<String, Long> reqsToSend = new LinkedHashMap<>();
@@ -52,42 +47,12 @@ public abstract class NixlLeaseHolder implements ChildConnector {
     protected long now;
 
     protected NixlLeaseHolder(String name, KvCacheManager kvCacheManager, FixSet fixes, int leasePolls) {
+        super(name, kvCacheManager);
         if (leasePolls < 1) {
             throw new IllegalArgumentException("a lease lasts at least one poll, got " + leasePolls);
         }
         this.leasePolls = leasePolls;
-        this.name = Objects.requireNonNull(name, "name");
-        this.kvCacheManager = Objects.requireNonNull(kvCacheManager, "kvCacheManager");
         this.fixes = Objects.requireNonNull(fixes, "fixes");
-    }
-
-    @Override
-    public String name() {
-        return name;
-    }
-
-    /** A producer ({@code kv_role} kv_both, as NIXL P/D deployments configure it): it requires KV delivery. */
-    @Override
-    public KvRole kvRole() {
-        return KvRole.KV_BOTH;
-    }
-
-    /** The producer computes the prompt itself: nothing to load. */
-    @Override
-    public synchronized MatchedTokens getNumNewMatchedTokens(Request request, int numComputedTokens) {
-        Objects.requireNonNull(request, "request");
-        return MatchedTokens.NONE;
-    }
-
-    @Override
-    public synchronized void updateStateAfterAlloc(Request request, List<Integer> blockIds, int numExternalTokens) {
-        Objects.requireNonNull(request, "request");
-        Objects.requireNonNull(blockIds, "blockIds");
-    }
-
-    @Override
-    public synchronized void updateConnectorOutput(KvConnectorOutput kvConnectorOutput) {
-        Objects.requireNonNull(kvConnectorOutput, "kvConnectorOutput");
     }
 
     /**
@@ -186,7 +151,7 @@ public abstract class NixlLeaseHolder implements ChildConnector {
     /** What another poll could change: the heartbeats waiting, the leases and the clock while one runs. */
     @Override
     public synchronized String progressSignature() {
-        return name + " heartbeats " + pendingHeartbeats + " leases " + reqsToSend + " at " + (reqsToSend.isEmpty() ? "-" : String.valueOf(now));
+        return name() + " heartbeats " + pendingHeartbeats + " leases " + reqsToSend + " at " + (reqsToSend.isEmpty() ? "-" : String.valueOf(now));
     }
 
     @Override
@@ -194,9 +159,4 @@ public abstract class NixlLeaseHolder implements ChildConnector {
         return reqsToSend.containsKey(requestId);
     }
 
-    /** A producer loads nothing. */
-    @Override
-    public synchronized boolean hasUnreportedLoad(String requestId) {
-        return false;
-    }
 }

@@ -8,8 +8,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import vllmrace.model.connector.KvConnectorOutput;
-import vllmrace.model.connector.KvRole;
-import vllmrace.model.connector.MatchedTokens;
 import vllmrace.model.connector.RequestFinishedResult;
 import vllmrace.model.connector.UnknownTransferException;
 import vllmrace.model.kv.KvCacheManager;
@@ -27,9 +25,7 @@ import vllmrace.model.sched.RequestStatus;
  *
  * <p>Thread-safe: every method is synchronized on the connector. Caller errors throw before any state changes.
  */
-public final class OffloadingConnector implements ChildConnector {
-    private final String name;
-    private final KvCacheManager kvCacheManager;
+public final class OffloadingConnector extends NoLoadChild {
     /** Per PCP rank: the stores in flight or done and not yet reported, by request id. */
     private final List<Map<String, AsyncTransfer>> stores = new ArrayList<>();
     /** Per PCP rank: the ids that worker has seen in {@code finished_req_ids}. */
@@ -40,8 +36,7 @@ public final class OffloadingConnector implements ChildConnector {
      * @throws IllegalArgumentException for a PCP size below 1
      */
     public OffloadingConnector(String name, KvCacheManager kvCacheManager, int pcpSize) {
-        this.name = Objects.requireNonNull(name, "name");
-        this.kvCacheManager = Objects.requireNonNull(kvCacheManager, "kvCacheManager");
+        super(name, kvCacheManager);
         if (pcpSize < 1) {
             throw new IllegalArgumentException("pcp_size must be >= 1, got " + pcpSize);
         }
@@ -49,30 +44,6 @@ public final class OffloadingConnector implements ChildConnector {
             stores.add(new LinkedHashMap<>());
             seenFinished.add(new LinkedHashSet<>());
         }
-    }
-
-    @Override
-    public String name() {
-        return name;
-    }
-
-    /** {@code kv_both}: an offloader loads and saves. */
-    @Override
-    public KvRole kvRole() {
-        return KvRole.KV_BOTH;
-    }
-
-    /** Loads are not modelled: nothing to load. */
-    @Override
-    public synchronized MatchedTokens getNumNewMatchedTokens(Request request, int numComputedTokens) {
-        Objects.requireNonNull(request, "request");
-        return MatchedTokens.NONE;
-    }
-
-    @Override
-    public synchronized void updateStateAfterAlloc(Request request, List<Integer> blockIds, int numExternalTokens) {
-        Objects.requireNonNull(request, "request");
-        Objects.requireNonNull(blockIds, "blockIds");
     }
 
     /**
@@ -91,17 +62,12 @@ public final class OffloadingConnector implements ChildConnector {
             return RequestFinishedResult.FREE_NOW;
         }
         if (stores.get(0).containsKey(request.requestId())) {
-            throw new IllegalStateException(name + ": a store of " + request.requestId() + " is still unreported");
+            throw new IllegalStateException(name() + ": a store of " + request.requestId() + " is still unreported");
         }
         for (Map<String, AsyncTransfer> rankStores : stores) {
             rankStores.put(request.requestId(), new AsyncTransfer(request.requestId(), kvCacheManager.beginTransfer(request.requestId())));
         }
         return new RequestFinishedResult(true, null);
-    }
-
-    @Override
-    public synchronized void updateConnectorOutput(KvConnectorOutput kvConnectorOutput) {
-        Objects.requireNonNull(kvConnectorOutput, "kvConnectorOutput");
     }
 
     /**
@@ -114,7 +80,7 @@ public final class OffloadingConnector implements ChildConnector {
         Objects.requireNonNull(requestId, "requestId");
         AsyncTransfer store = stores.get(checkRank(rank)).get(requestId);
         if (store == null || store.done) {
-            throw new UnknownTransferException(name + ": no store of request " + requestId + " is in flight on PCP rank " + rank);
+            throw new UnknownTransferException(name() + ": no store of request " + requestId + " is in flight on PCP rank " + rank);
         }
         kvCacheManager.completeRead(store.target);
         store.done = true;
@@ -138,7 +104,7 @@ public final class OffloadingConnector implements ChildConnector {
 
     private int checkRank(int rank) {
         if (rank < 0 || rank >= stores.size()) {
-            throw new IllegalArgumentException(name + ": PCP rank " + rank + " is outside [0, " + stores.size() + ")");
+            throw new IllegalArgumentException(name() + ": PCP rank " + rank + " is outside [0, " + stores.size() + ")");
         }
         return rank;
     }
@@ -168,17 +134,12 @@ public final class OffloadingConnector implements ChildConnector {
     public synchronized String progressSignature() {
         List<String> perRank = new ArrayList<>();
         stores.forEach(s -> perRank.add(s.keySet().toString()));
-        return name + " stores per rank " + perRank;
+        return name() + " stores per rank " + perRank;
     }
 
     @Override
     public synchronized boolean hasPendingTransfer(String requestId) {
         return stores.stream().anyMatch(s -> s.containsKey(requestId));
-    }
-
-    @Override
-    public synchronized boolean hasUnreportedLoad(String requestId) {
-        return false;
     }
 
     /** The stores still reading blocks. */
