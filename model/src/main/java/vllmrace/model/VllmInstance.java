@@ -28,7 +28,7 @@ public final class VllmInstance implements Wired {
     /** Tokens per KV block when the instance has KV-cache accounting ({@link EngineProcess#BLOCK_SIZE}). */
     public static final int BLOCK_SIZE = EngineProcess.BLOCK_SIZE;
     private final EngineProcess engine;
-    private final OutputProcessor outputProcessor = new OutputProcessor();
+    private final OutputProcessor outputProcessor;
     private final AsyncLlm asyncLlm;
     private final TestAsyncConnector connector;
 
@@ -67,6 +67,7 @@ public final class VllmInstance implements Wired {
 
     private VllmInstance(EngineProcess engine) {
         this.engine = engine;
+        this.outputProcessor = new OutputProcessor(engine.fixes());
         this.connector = (TestAsyncConnector) engine.connector();
         this.asyncLlm = new AsyncLlm(engine.fixes(), engine.config(), new EventLoop(engine.stepLog()), outputProcessor,
                 new EngineCoreClient(engine.inputSocket(), engine.outputSocket()));

@@ -26,6 +26,7 @@ import vllmrace.races.connector.SiblingHandleWritesAfterFailureScenario;
 import vllmrace.races.frontend.ConcurrentAbortKillsReaddScenario;
 import vllmrace.races.frontend.DelayFreedIdReuseScenario;
 import vllmrace.races.frontend.DuplicateIdAbortWindowScenario;
+import vllmrace.races.frontend.ParentRequestLeakOnAbortScenario;
 import vllmrace.races.frontend.StopStringLateAbortScenario;
 import vllmrace.races.scheduler.AbortLosesToFinalStepScenario;
 import vllmrace.races.scheduler.AbortOfFinishedDelayFreedScenario;
@@ -332,7 +333,16 @@ public enum Race {
             Window.ORDER,
             NonChosenChildBlindToLoadScenario.Outcome.class,
             (fixes, config, p) -> new NonChosenChildBlindToLoadScenario(fixes, config, p),
-            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("maxTokens", 2)));
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("maxTokens", 2))),
+    ParentRequestLeakOnAbort(
+            Component.FRONTEND,
+            "PR #51629 (open)",
+            Closers.of(Fix.PARENT_RELEASED_ON_ABORT),
+            Expectation.BUG_FOUND,
+            Window.ORDER,
+            ParentRequestLeakOnAbortScenario.Outcome.class,
+            (fixes, config, p) -> new ParentRequestLeakOnAbortScenario(fixes, config, p),
+            List.of(Params.DEFAULT, Params.of("priorUse", 1), Params.of("maxTokens", 2)));
 
     /** Builds a race's scenario: the fixes ON, the deployment's configuration, a point of its family. */
     @FunctionalInterface

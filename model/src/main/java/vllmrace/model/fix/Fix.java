@@ -298,6 +298,17 @@ public enum Fix {
                             + "self._current_batch_allocated_block_ids.update(...)"),
             "the offloading connector records blocks given with 0 external tokens, so its reuse fence flushes their pending stores"),
     /**
+     * #51629 (open): {@code OutputProcessor.abort_requests} releases a parent request with its last child when the
+     * children are aborted by their external (or internal) ids; upstream pops only the children's states there, and the
+     * parent stays in {@code parent_requests} for the life of the engine.
+     */
+    PARENT_RELEASED_ON_ABORT(
+            proposed("#51629", "open",
+                    "vllm/v1/engine/output_processor.py@d0782260 OutputProcessor.abort_requests: the `if req_state is not None:` "
+                            + "branch pops request_states only; parent_requests is popped in the `elif parent := "
+                            + "self.parent_requests.get(request_id)` branch (an abort by the parent's own id) and in _finish_request"),
+            "OutputProcessor.abort_requests drops a parent request with its last aborted child"),
+    /**
      * #50789 (open; issue #58222): the NIXL worker's lease reaper scans every lease instead of stopping at the first that
      * has not expired, since heartbeats renew a lease in place and the map is not ordered by expiry.
      */

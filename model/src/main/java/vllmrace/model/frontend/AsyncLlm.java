@@ -111,9 +111,20 @@ public final class AsyncLlm {
      * @throws InvalidRequestIdException for a null or empty id, before any state changes
      */
     public Coroutine<List<String>> abort(String requestId) {
+        return abort(requestId, false);
+    }
+
+    /**
+     * {@code AsyncLLM.abort(request_id, internal)}: as {@link #abort(String)}; with {@code internal} the id is an internal
+     * one, as {@code generate()}'s cancellation sends {@code abort(q.request_id, internal=True)}: not looked up among
+     * external ids, so a parent's own id aborts its children and drops the parent.
+     *
+     * @throws InvalidRequestIdException for a null or empty id, before any state changes
+     */
+    public Coroutine<List<String>> abort(String requestId, boolean internal) {
         InvalidRequestIdException.check("AsyncLLM.abort", requestId);
         List<String> ids = new ArrayList<>();
-        return abortSteps(requestId, ids).returning(() -> List.copyOf(ids));
+        return abortSteps(requestId, internal, ids).returning(() -> List.copyOf(ids));
     }
 
     /**
@@ -127,6 +138,11 @@ public final class AsyncLlm {
      * @throws IllegalArgumentException when {@code times} is below 1
      */
     public Coroutine<List<String>> abortThen(String requestId, String nextStep, int times, Runnable next) {
+        return abortThen(requestId, false, nextStep, times, next);
+    }
+
+    /** As {@link #abortThen(String, String, int, Runnable)}, the id internal or not ({@link #abort(String, boolean)}). */
+    public Coroutine<List<String>> abortThen(String requestId, boolean internal, String nextStep, int times, Runnable next) {
         InvalidRequestIdException.check("AsyncLLM.abort", requestId);
         Objects.requireNonNull(nextStep, "nextStep");
         Objects.requireNonNull(next, "next");
@@ -134,27 +150,28 @@ public final class AsyncLlm {
             throw new IllegalArgumentException("abortThen: times must be at least 1, got " + times);
         }
         List<String> ids = new ArrayList<>();
-        Coroutine.Builder coroutine = abortSteps(requestId, ids);
+        Coroutine.Builder coroutine = abortSteps(requestId, internal, ids);
         for (int i = 0; i < times; i++) {
             coroutine.step(nextStep, next);
         }
         return coroutine.returning(() -> List.copyOf(ids));
     }
 
-    private Coroutine.Builder abortSteps(String requestId, List<String> ids) {
+    private Coroutine.Builder abortSteps(String requestId, boolean internal, List<String> ids) {
         UpstreamPins.enter(UpstreamPin.ASYNC_LLM_ABORT);
         Map<String, Long> targets = new LinkedHashMap<>();
         Coroutine.Builder coroutine = Coroutine.builder(loop, "abort(" + requestId + ")");
         if (fixes.isOn(Fix.ORDERED_ABORT)) {
             coroutine
-                    .step("OutputProcessor.flatten_req_to_abort", () -> collect(outputProcessor.flattenReqToAbort(List.of(requestId)), ids, targets))
+                    .step("OutputProcessor.flatten_req_to_abort", () -> collect(outputProcessor.flattenReqToAbort(List.of(requestId), internal), ids, targets))
                     .step("EngineCoreClient.abort_requests_async", () -> engineCore.abortRequestsAsync(ids, targets))
-                    .step("OutputProcessor.abort_requests", () -> outputProcessor.abortRequests(ids));
+                    // an internal parent id again (its children cannot change: a re-add makes a new parent), so its branch drops it
+                    .step("OutputProcessor.abort_requests", () -> outputProcessor.abortRequests(internal ? List.of(requestId) : ids, internal));
         } else {
             coroutine
                     .step("OutputProcessor.abort_requests", () -> {
-                        recordTargets(outputProcessor.flattenReqToAbort(List.of(requestId)), targets);
-                        ids.addAll(outputProcessor.abortRequests(List.of(requestId)));
+                        recordTargets(outputProcessor.flattenReqToAbort(List.of(requestId), internal), targets);
+                        ids.addAll(outputProcessor.abortRequests(List.of(requestId), internal));
                     })
                     .step("EngineCoreClient.abort_requests_async", () -> engineCore.abortRequestsAsync(ids, targets));
         }

@@ -11,6 +11,8 @@ import java.util.Objects;
 import java.util.Set;
 import vllmrace.model.engine.EngineCoreOutput;
 import vllmrace.model.engine.EngineCoreRequest;
+import vllmrace.model.fix.Fix;
+import vllmrace.model.fix.FixSet;
 import vllmrace.model.upstream.UpstreamPin;
 import vllmrace.model.upstream.UpstreamPins;
 
@@ -31,9 +33,10 @@ import vllmrace.model.upstream.UpstreamPins;
  * request under a tracked external id is accepted and {@code external_req_ids[ext]} lists both, and an abort by that
  * external id aborts both. Simplified: upstream today sends a colliding internal id (possible only with
  * {@code VLLM_DISABLE_REQUEST_ID_RANDOMIZATION}) to {@code _update_streaming_request_state}; the model, without
- * resumable requests, refuses it. #51629 (a ParentRequest left behind after abort by external id) is not a
- * switch here: a parent always leaves {@code parent_requests} with its last child (FE4 holds; see
- * {@link #leakedParentRequests()}).
+ * resumable requests, refuses it. {@code abort_requests} of children (by the external id, or a child's internal id)
+ * pops their states and never {@code parent_requests} (#51629: the parent stays for the life of the engine, FE4, see
+ * {@link #leakedParentRequests()}); an abort by the parent's own id, and a normal finish, drop the parent with its last
+ * child. With {@link Fix#PARENT_RELEASED_ON_ABORT} (#51629, proposed) the children's abort drops it too.
  *
  * <p>Called only from {@link AsyncLlm} coroutine steps, i.e. under the event loop; synchronized as well so a test
  * can read it from any thread.
@@ -44,10 +47,21 @@ public final class OutputProcessor {
     /** {@code FinishReason.ABORT}. */
     public static final String FINISH_REASON_ABORT = "abort";
 
+    private final FixSet fixes;
     private final Map<String, RequestState> requestStates = new LinkedHashMap<>();
     private final Map<String, ParentRequest> parentRequests = new LinkedHashMap<>();
     private final Map<String, List<String>> externalReqIds = new LinkedHashMap<>();
     private long droppedOutputs;
+
+    /** An output processor with every fix on (the frontend unit tests' default). */
+    public OutputProcessor() {
+        this(FixSet.all());
+    }
+
+    /** An output processor under {@code fixes} (it reads {@link Fix#PARENT_RELEASED_ON_ABORT}). */
+    public OutputProcessor(FixSet fixes) {
+        this.fixes = Objects.requireNonNull(fixes, "fixes");
+    }
 
     /**
      * {@code OutputProcessor.add_request(request, prompt, parent_req, request_index, queue)}.
@@ -83,12 +97,12 @@ public final class OutputProcessor {
      * Resolves ids to the internal ids of tracked requests: an external id through {@code external_req_ids}, an
      * internal id as itself, a parent id to its live children. Unknown ids resolve to nothing.
      */
-    private List<String> resolve(Collection<String> requestIds) {
+    private List<String> resolve(Collection<String> requestIds, boolean internalIds) {
         Objects.requireNonNull(requestIds, "requestIds");
         Set<String> resolved = new LinkedHashSet<>();
         for (String id : requestIds) {
             InvalidRequestIdException.check("OutputProcessor.abort_requests", id);
-            List<String> internal = externalReqIds.get(id);
+            List<String> internal = internalIds ? null : externalReqIds.get(id);
             if (internal != null) {
                 resolved.addAll(internal);
             } else if (requestStates.containsKey(id)) {
@@ -110,14 +124,32 @@ public final class OutputProcessor {
      * @throws InvalidRequestIdException for a null or empty id, before any state changes
      */
     public synchronized List<String> abortRequests(Collection<String> requestIds) {
+        return abortRequests(requestIds, false);
+    }
+
+    /**
+     * {@code abort_requests(request_ids, internal)}: as {@link #abortRequests(Collection)}; with {@code internal} the
+     * ids are internal ones ({@code generate()}'s cancellation aborts {@code q.request_id} so): never looked up in
+     * {@code external_req_ids}, so a parent's own id takes the branch that drops the parent with its children.
+     *
+     * @throws InvalidRequestIdException for a null or empty id, before any state changes
+     */
+    public synchronized List<String> abortRequests(Collection<String> requestIds, boolean internal) {
         UpstreamPins.enter(UpstreamPin.OUTPUT_PROCESSOR_ABORT_REQUESTS);
-        List<String> toAbort = resolve(requestIds);
+        List<String> toAbort = resolve(requestIds, internal);
+        List<String> parentIds = new ArrayList<>(); // the elif branch: an id that is a parent's own, not a state's
+        for (String id : requestIds) {
+            if ((internal || !externalReqIds.containsKey(id)) && !requestStates.containsKey(id) && parentRequests.containsKey(id)) {
+                parentIds.add(id);
+            }
+        }
         for (String id : toAbort) {
             RequestState state = requestStates.get(id);
-            if (finishRequest(state)) {
+            if (finishRequest(state, fixes.isOn(Fix.PARENT_RELEASED_ON_ABORT))) {
                 state.queue().put(0, FINISH_REASON_ABORT);
             }
         }
+        parentIds.forEach(parentRequests::remove); // self.parent_requests.pop(request_id, None)
         return toAbort;
     }
 
@@ -128,7 +160,12 @@ public final class OutputProcessor {
      * @throws InvalidRequestIdException for a null or empty id
      */
     public synchronized List<String> flattenReqToAbort(Collection<String> requestIds) {
-        return resolve(requestIds);
+        return resolve(requestIds, false);
+    }
+
+    /** As {@link #flattenReqToAbort(Collection)}, for internal ids ({@link #abortRequests(Collection, boolean)}). */
+    public synchronized List<String> flattenReqToAbort(Collection<String> requestIds, boolean internal) {
+        return resolve(requestIds, internal);
     }
 
     /** {@code process_outputs} without the detector's record of ABORT targets; drops frontend-finished states now. */
@@ -203,6 +240,11 @@ public final class OutputProcessor {
      *     was the parent's last)
      */
     private boolean finishRequest(RequestState state) {
+        return finishRequest(state, true);
+    }
+
+    /** As {@link #finishRequest(RequestState)}; {@code releaseParent} false keeps the parent in {@code parent_requests}. */
+    private boolean finishRequest(RequestState state, boolean releaseParent) {
         UpstreamPins.enter(UpstreamPin.OUTPUT_PROCESSOR_FINISH_REQUEST);
         requestStates.remove(state.requestId());
         List<String> internal = externalReqIds.get(state.externalReqId());
@@ -218,7 +260,7 @@ public final class OutputProcessor {
         }
         ParentRequest.ChildOutputs outputs = parent.getOutputs(state.requestId(), true);
         boolean parentFinished = outputs.deliver() && outputs.parentFinished();
-        if (parentFinished) {
+        if (parentFinished && releaseParent) {
             parentRequests.remove(parent.requestId());
         }
         return parentFinished;

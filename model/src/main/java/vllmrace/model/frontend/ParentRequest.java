@@ -113,7 +113,7 @@ public final class ParentRequest {
 
     /** {@code child_requests}: children not finished yet. */
     public Set<String> childRequests() {
-        return Set.copyOf(childRequests);
+        return java.util.Collections.unmodifiableSet(new LinkedHashSet<>(childRequests)); // creation order: Set.copyOf's is JVM-salted
     }
 
     /** True once every created child finished. */

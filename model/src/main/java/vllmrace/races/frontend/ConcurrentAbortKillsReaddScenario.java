@@ -88,7 +88,7 @@ public final class ConcurrentAbortKillsReaddScenario extends FrontendScenario {
         // generate()'s cancellation aborts its own request by internal id (abort(q.request_id, internal=True)): X
         // itself before #27987, X-1 after
         String internalId = vllm.outputProcessor().externalReqIdsSnapshot().get(REQUEST_ID).get(0);
-        cancellation = vllm.asyncLlm().abort(internalId);
+        cancellation = vllm.asyncLlm().abort(internalId, true);
         abortAndResubmit = Coroutine.sequence("client: abort(X), add_request(X)", vllm.asyncLlm().abort(REQUEST_ID),
                 vllm.asyncLlm().addRequest(REQUEST_ID, params));
         actors(cancellation, abortAndResubmit);

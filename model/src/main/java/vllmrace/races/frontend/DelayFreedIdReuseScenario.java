@@ -97,7 +97,7 @@ public final class DelayFreedIdReuseScenario extends FrontendScenario {
         vllm.engineCore().runBusyLoopOnce(); // ADD(X@1) applied, X@1 scheduled: it holds a KV block
         vllm.asyncLlm().outputHandler().run().join();
         // the client cancels X@1: generate()'s cancellation, abort(q.request_id, internal=True) (X before #27987)
-        abort = vllm.asyncLlm().abortThen(abortedQueue.requestId(), "EngineCore.run_busy_loop", BUSY_LOOP_ITERATIONS,
+        abort = vllm.asyncLlm().abortThen(abortedQueue.requestId(), true, "EngineCore.run_busy_loop", BUSY_LOOP_ITERATIONS,
                 () -> vllm.engineCore().runBusyLoopOnce());
         add = vllm.asyncLlm().addRequest(REQUEST_ID, params);
         actors(abort, add);

@@ -75,7 +75,7 @@ public final class DuplicateIdAbortWindowScenario extends FrontendScenario {
         vllm.engineCore().runBusyLoopOnce();
         vllm.asyncLlm().outputHandler().run().join();
         // the client cancels X@1: generate()'s cancellation, abort(q.request_id, internal=True) (X before #27987)
-        abort = vllm.asyncLlm().abort(first.requestId());
+        abort = vllm.asyncLlm().abort(first.requestId(), true);
         add = vllm.asyncLlm().addRequest(REQUEST_ID, params);
         actors(abort, add);
     }

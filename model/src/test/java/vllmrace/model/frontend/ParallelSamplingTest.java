@@ -74,6 +74,38 @@ class ParallelSamplingTest {
         assertQuiescentAndClean(vllm);
     }
 
+    /** Upstream (#51629 open): the children's abort by external id pops their states and leaves the parent (FE4). */
+    @ParameterizedTest(name = "unique internal ids: {0}")
+    @ValueSource(booleans = {false, true})
+    void withoutTheFixAnAbortByExternalIdLeavesTheParentBehind(boolean unique) {
+        FixSet fixes = (unique ? FixSet.all() : FixSet.all().without(Fix.UNIQUE_INTERNAL_IDS)).without(Fix.PARENT_RELEASED_ON_ABORT);
+        VllmInstance vllm = new VllmInstance(fixes);
+        RequestOutputCollector queue = vllm.asyncLlm().addRequest("P", new SamplingParams(2, 8, 0)).run().join();
+        String p = parentId(unique);
+        assertEquals(List.of("0_" + p, "1_" + p), vllm.asyncLlm().abort("P").run().join());
+        assertEquals(List.of(p), List.copyOf(vllm.outputProcessor().parentRequestsSnapshot().keySet()), "the parent stays");
+        assertEquals(1, queue.numFinalOutputs(), "the caller still gets its final output");
+        vllm.engineCore().processInputQueue();
+        vllm.checkQuiescence();
+        assertEquals(List.of(vllmrace.model.detect.ViolationKind.LEAKED_PARENT_REQUEST),
+                vllm.violations().all().stream().map(v -> v.kind()).toList());
+    }
+
+    /**
+     * Upstream's elif branch: {@code generate()}'s cancellation, {@code abort(q.request_id, internal=True)}, names the
+     * parent's own internal id and releases it, fix or not, with either abort order.
+     */
+    @ParameterizedTest(name = "ordered abort: {0}")
+    @ValueSource(booleans = {false, true})
+    void withoutTheFixAnInternalAbortByTheParentsOwnIdReleasesIt(boolean ordered) {
+        FixSet fixes = FixSet.all().without(Fix.PARENT_RELEASED_ON_ABORT);
+        VllmInstance vllm = new VllmInstance(ordered ? fixes : fixes.without(Fix.ORDERED_ABORT));
+        vllm.asyncLlm().addRequest("P", new SamplingParams(2, 8, 0)).run().join();
+        assertEquals(List.of("0_P-1", "1_P-1"), vllm.asyncLlm().abort("P-1", true).run().join());
+        assertEquals(Map.of(), vllm.outputProcessor().parentRequestsSnapshot());
+        assertQuiescentAndClean(vllm);
+    }
+
     @ParameterizedTest(name = "unique internal ids: {0}")
     @ValueSource(booleans = {false, true})
     void abortOfOneChildByInternalIdKeepsTheParentUntilItsLastChild(boolean unique) {
