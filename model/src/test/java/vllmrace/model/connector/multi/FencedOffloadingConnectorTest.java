@@ -66,6 +66,18 @@ class FencedOffloadingConnectorTest {
         assertTrue(o.isIdle());
     }
 
+    /** Through MultiConnector: build_connector_meta reaches the offloader, whose fence then sees the non-chosen block. */
+    @Test
+    void multiConnectorForwardsTheMetaBuildToTheFence() {
+        FencedOffloadingConnector o = storePendingBlockReused(FixSet.of(List.of(Fix.OFFLOAD_FENCE_NON_CHOSEN_BLOCKS, Fix.NON_CHOSEN_REAL_BLOCKS)));
+        MultiConnector multi = new MultiConnector(FixSet.of(List.of(Fix.NON_CHOSEN_REAL_BLOCKS)), List.of(o));
+        multi.updateStateAfterAlloc(r, kv.getBlockIds("R"), 0);
+        assertTrue(o.hasPendingStore("A"), "recorded, not flushed yet");
+        multi.buildConnectorMeta(STEP);
+        assertFalse(o.hasPendingStore("A"), "the step's meta build flushed it");
+        assertThrows(NullPointerException.class, () -> multi.buildConnectorMeta(null));
+    }
+
     /** A chosen child (tokens > 0) is fenced upstream too; a read of a freed block nobody wrote is harmless. */
     @Test
     void aChosenAllocationIsFencedAndAnUnwrittenFreedBlockIsHarmless() {

@@ -172,6 +172,7 @@ class NixlHandlesTest {
             assertTrue(nixl.isPullInFlight("R"), "waiting for the handshake");
             assertThrows(UnknownTransferException.class, () -> nixl.completeHandle("R", 0), "no READ posted yet");
             assertEquals(Set.of(), nixl.getFinished(Set.of()).finishedRecving());
+            assertTrue(nixl.isPullInFlight("R"), "a poll keeps a pull still waiting for its handshake");
             assertEquals(1, nixl.finishInFlightTransfers(), "the environment fails the pending handshake");
             assertTrue(nixl.hasPendingTransfer("R"), "the failure is still to be reported");
             assertEquals(new KvConnectorOutput(Set.of(), Set.of("R"), Set.copyOf(fresh.getBlockIds("R"))), nixl.getFinished(Set.of()), fixes.toString());
