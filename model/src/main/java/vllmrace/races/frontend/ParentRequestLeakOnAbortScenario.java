@@ -42,7 +42,7 @@ import vllmrace.races.Violating;
  *   3. await get_output_async -> both tokens
  *   4. process_outputs: no state: dropped
  *   5. await abort_requests_async([])
- *   arbiter: request_states empty, parent_requests = {X'}
+ *   arbiter: EngineCore applies the ABORT; request_states empty, parent_requests = {X'}
  * </pre>
  *
  * <p>The output handler first, the children finish normally and {@code _finish_request} drops X' with the last one; the
@@ -90,6 +90,16 @@ public final class ParentRequestLeakOnAbortScenario extends FrontendScenario {
         Coroutine<Integer> outputHandler = vllm.asyncLlm().outputHandler();
         Coroutine<List<String>> abort = vllm.asyncLlm().abort(REQUEST_ID);
         actors(outputHandler, abort);
+    }
+
+    /**
+     * EngineCore applies what the abort sent; no second output-handler pass (actor 1 is the output handler, and a replay
+     * tells actors from the arbiter by task), then the detectors at quiescence.
+     */
+    @Override
+    protected void settle() {
+        vllm.engineCore().processInputQueue();
+        vllm.checkQuiescence();
     }
 
     @Override
