@@ -19,7 +19,7 @@ import vllmrace.races.Variant;
  */
 public enum LinearizabilityCheck {
     FRONTEND(Component.FRONTEND, "AsyncLLM.add_request, AsyncLLM.abort, EngineCore busy loop, output handler; FE1/FE2 validated",
-            List.of(Race.DuplicateIdAbortWindow), (fixes, focus) -> FrontendLinearizability.check(fixes)),
+            List.of(Race.DuplicateIdAbortWindow), (fixes, focus) -> FrontendLinearizability.check(fixes, focus == null ? FrontendLinearizability.EVERY_AWAIT_YIELDS : focus.configuration())),
     SCHEDULER(Component.SCHEDULER, "add, schedule, model output, abort, transfer completion; SC1-SC5 validated",
             List.of(Race.DoubleFreeOnAbortedAsyncSave, Race.AbortOfFinishedDelayFreed, Race.AbortLosesToFinalStep,
                     Race.AbortedLoadFreesBlocks, Race.AbortedLoadLeak),

@@ -69,7 +69,7 @@ public final class VllmInstance implements Wired {
         this.engine = engine;
         this.outputProcessor = new OutputProcessor(engine.fixes());
         this.connector = (TestAsyncConnector) engine.connector();
-        this.asyncLlm = new AsyncLlm(engine.fixes(), engine.config(), new EventLoop(engine.stepLog()), outputProcessor,
+        this.asyncLlm = new AsyncLlm(engine.fixes(), engine.config(), EventLoop.asyncio(engine.stepLog(), engine.config().yields()), outputProcessor,
                 new EngineCoreClient(engine.inputSocket(), engine.outputSocket()));
     }
 

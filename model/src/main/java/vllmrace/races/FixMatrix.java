@@ -38,7 +38,7 @@ public final class FixMatrix {
 
         public String figures() {
             if (schedules == 0) {
-                return "not reachable: the scenario's set-up state does not exist with the " + FixMatrix.configuration(column)
+                return "not reachable: the scenario's set-up state does not exist with the " + FixMatrix.configuration(race, column)
                         .schedulerKind().upstreamClass() + " (one batch in flight)";
             }
             return violating + " of all " + schedules + " step interleavings violate"
@@ -85,10 +85,10 @@ public final class FixMatrix {
         };
     }
 
-    /** A profile column's configuration; upstream's defaults for every other column. */
-    public static Configuration configuration(String column) {
+    /** A profile column's configuration; the race's own ({@link Race#configuration()}) for every other column. */
+    public static Configuration configuration(Race race, String column) {
         Profile profile = profile(column);
-        return profile == null ? Configuration.DEFAULT : profile.configuration();
+        return profile == null ? race.configuration() : profile.configuration();
     }
 
     /**
@@ -112,7 +112,7 @@ public final class FixMatrix {
     /** As {@link #cell(Race, String)}, each run's scenario first given to {@code tamper} (the harness self-tests break it). */
     static Cell cell(Race race, String column, java.util.function.Consumer<RaceScenario> tamper) {
         FixSet fixes = fixes(race, column);
-        Configuration configuration = configuration(column);
+        Configuration configuration = configuration(race, column);
         Params point = race.grid().get(0);
         Map<String, Integer> byInvariant = new TreeMap<>();
         int violating = 0;

@@ -24,13 +24,19 @@ public final class Labels {
         if (observed != Observed.BUG_FOUND && observed != Observed.CLEAN) {
             return observed.label();
         }
+        java.util.Set<vllmrace.model.asyncio.YieldCondition> yields = race.needsYield();
         if (observed == Observed.BUG_FOUND) {
-            return "racy";
+            List<String> when = yields.stream().filter(profile.configuration().yields()::contains)
+                    .map(vllmrace.model.asyncio.YieldCondition::label).toList();
+            return when.isEmpty() ? "racy" : "racy (" + String.join(", ", when) + ")";
         }
         if (race.closers().isEmpty()) {
             return "clean (upstream as is)";
         }
         List<String> merged = race.closedOnMainBy(profile).stream().map(f -> f.provenance().reference()).distinct().toList();
+        if (merged.isEmpty() && !yields.isEmpty() && java.util.Collections.disjoint(yields, profile.configuration().yields())) {
+            return CLEAN_NO_YIELD;
+        }
         if (merged.isEmpty()) {
             return "closed";
         }
@@ -51,6 +57,9 @@ public final class Labels {
         }
         return expectedLabel(race, expected, null, profile);
     }
+
+    /** The vLLM-main label of a race whose window needs a yield the deployment never makes ({@link Race#needsYield()}). */
+    public static final String CLEAN_NO_YIELD = "clean (no await in its window yields)";
 
     /** The vLLM-main label of a race the profile's scheduler class cannot reach. */
     public static final String NOT_UNDER_SYNC = "does not occur (AsyncScheduler only)";

@@ -1,9 +1,11 @@
 package vllmrace.races;
 
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import vllmrace.model.asyncio.YieldCondition;
 import vllmrace.model.deploy.Configuration;
 import vllmrace.model.deploy.Profile;
 import vllmrace.model.fix.Fix;
@@ -464,14 +466,41 @@ public enum Race {
     }
 
     /**
-     * What a deployment of vLLM main must show: clean iff a full closer is merged and the profile keeps its code path; not
-     * applicable where the profile's scheduler class cannot reach the race ({@link #occursUnder}).
+     * What a deployment of vLLM main must show: clean iff a full closer is merged and the profile keeps its code path, or
+     * the race's window needs a yield the deployment cannot produce ({@link #needsYield()}); not applicable where the
+     * profile's scheduler class cannot reach the race ({@link #occursUnder}).
      */
     public Expectation expected(Profile profile) {
         if (!occursUnder(profile.configuration().schedulerKind())) {
             return Expectation.NOT_APPLICABLE;
         }
+        if (!needsYield().isEmpty() && java.util.Collections.disjoint(needsYield(), profile.configuration().yields())) {
+            return Expectation.CLEAN;
+        }
         return closers.isEmpty() || !closedOnMainBy(profile).isEmpty() ? Expectation.CLEAN : Expectation.BUG_FOUND;
+    }
+
+    /**
+     * The yield conditions the race's window needs, any one of them (empty: none). A frontend race whose two actions are
+     * joined into one atomic step by upstream's awaits exists only where one of these makes the await between them
+     * suspend; its reported, fixed and only-closer variants run with them holding ({@link #configuration()}), and a
+     * deployment that can produce none of them is clean. {@code YieldNeedsTest} checks the declaration both ways.
+     */
+    public Set<vllmrace.model.asyncio.YieldCondition> needsYield() {
+        return switch (this) {
+            // abort: output_processor.abort_requests and the ABORT's send_multipart run in one step; #15326 inserted a sleep
+            case DuplicateIdAbortWindow -> EnumSet.of(YieldCondition.AWAIT_INSERTED_BEFORE_SEND);
+            // the late ABORT needs an await before its send; the late state drop, one after it (#15326's ordered abort)
+            case ConcurrentAbortKillsReadd -> EnumSet.of(YieldCondition.AWAIT_INSERTED_BEFORE_SEND, YieldCondition.SEND_BACK_PRESSURE);
+            // output_handler's asyncio.sleep(0) between chunks sits between process_outputs and the stop string's ABORT
+            case StopStringLateAbort -> EnumSet.of(YieldCondition.OUTPUT_BATCH_OVER_CHUNK, YieldCondition.AWAIT_INSERTED_BEFORE_SEND);
+            default -> EnumSet.noneOf(YieldCondition.class);
+        };
+    }
+
+    /** The configuration the race's reported, fixed and only-closer variants run under: upstream's defaults, {@link #needsYield()} holding. */
+    public Configuration configuration() {
+        return Configuration.DEFAULT.withYields(needsYield());
     }
 
     /**
@@ -500,9 +529,9 @@ public enum Race {
         return scenario(fixes, grid.get(0));
     }
 
-    /** A fresh scenario under {@code fixes} at one point of its family, upstream's default configuration. */
+    /** A fresh scenario under {@code fixes} at one point of its family, the race's {@link #configuration()}. */
     public RaceScenario scenario(FixSet fixes, Params point) {
-        return scenario(fixes, Configuration.DEFAULT, point);
+        return scenario(fixes, configuration(), point);
     }
 
     /** A fresh scenario under {@code fixes}, deployed with {@code configuration}, at one point of its family. */

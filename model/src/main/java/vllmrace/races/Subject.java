@@ -69,9 +69,9 @@ public record Subject(Race race, Variant variant, Fix only, Profile profile, Har
         return only == null ? race.fixes(variant) : race.fixesWithOnly(only);
     }
 
-    /** The deployment's configuration: the profile's on vLLM main, upstream's defaults otherwise. */
+    /** The deployment's configuration: the profile's on vLLM main, the race's own ({@link Race#configuration()}) otherwise. */
     public Configuration configuration() {
-        return profile == null ? Configuration.DEFAULT : profile.configuration();
+        return profile == null ? race.configuration() : profile.configuration();
     }
 
     /** What this cell must show ({@link Race#expected(Profile)} on vLLM main). */

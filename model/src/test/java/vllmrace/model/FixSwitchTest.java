@@ -46,6 +46,9 @@ import vllmrace.races.scheduler.EngineCoreRig;
 class FixSwitchTest {
 
     private static final FixSet ALL = FixSet.all();
+    /** Every conditional await suspends: each declared frontend step runs on its own, so a switch's step order shows. */
+    private static final vllmrace.model.deploy.Configuration EVERY_AWAIT_YIELDS = vllmrace.model.deploy.Configuration.DEFAULT
+            .withYields(java.util.EnumSet.allOf(vllmrace.model.asyncio.YieldCondition.class));
 
     // ---------------------------------------------------------------------------------------------------- frontend
 
@@ -53,7 +56,7 @@ class FixSwitchTest {
     @DisplayName("ORDERED_ABORT (#15326)")
     class OrderedAbort {
         private VllmInstance running(FixSet fixes) {
-            VllmInstance vllm = new VllmInstance(fixes);
+            VllmInstance vllm = new VllmInstance(fixes, EVERY_AWAIT_YIELDS);
             vllm.asyncLlm().addRequest("X", 4).run().join();
             vllm.engineCore().processInputQueue();
             return vllm;
@@ -90,7 +93,7 @@ class FixSwitchTest {
     @DisplayName("ORDERED_FINISH_ABORT (suite proposal for #23697)")
     class OrderedFinishAbort {
         private VllmInstance stopped(FixSet fixes) {
-            VllmInstance vllm = new VllmInstance(fixes);
+            VllmInstance vllm = new VllmInstance(fixes, EVERY_AWAIT_YIELDS);
             vllm.asyncLlm().addRequest("X", new vllmrace.model.frontend.SamplingParams(1, 8, 1)).run().join();
             vllm.engineCore().runBusyLoopOnce(); // one token, with the stop string in it
             return vllm;
@@ -100,8 +103,7 @@ class FixSwitchTest {
         void onTheStoppedRequestsStateOutlivesItsAbort() {
             VllmInstance vllm = stopped(ALL.without(Fix.UNIQUE_INTERNAL_IDS));
             Coroutine<Integer> handler = vllm.asyncLlm().outputHandler();
-            handler.runNextStep();
-            handler.runNextStep(); // process_outputs finds the stop string
+            handler.runNextStep(); // get_output_async + process_outputs (a done await between them) finds the stop string
             assertNotNull(vllm.outputProcessor().getRequestState("X"), "kept until the ABORT is sent");
             handler.runNextStep(); // abort_requests_async(reqs_to_abort)
             assertFalse(vllm.inputSocket().isEmpty());
@@ -113,7 +115,6 @@ class FixSwitchTest {
         void offTheStateGoesInProcessOutputs() {
             VllmInstance vllm = stopped(ALL.without(Fix.UNIQUE_INTERNAL_IDS).without(Fix.ORDERED_FINISH_ABORT));
             Coroutine<Integer> handler = vllm.asyncLlm().outputHandler();
-            handler.runNextStep();
             handler.runNextStep();
             assertNull(vllm.outputProcessor().getRequestState("X"), "dropped before its ABORT is sent");
             assertTrue(vllm.inputSocket().isEmpty());

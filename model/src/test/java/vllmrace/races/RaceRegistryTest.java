@@ -47,6 +47,13 @@ class RaceRegistryTest {
         boolean syncToo = race.occursUnder(vllmrace.model.sched.SchedulerKind.SCHEDULER);
         assertTrue(syncToo ? scheduler.contains("both scheduler classes") : scheduler.startsWith("**Scheduler.** AsyncScheduler only"),
                 race + "'s Scheduler paragraph must agree with Race.occursUnder (" + (syncToo ? "both" : "AsyncScheduler only") + ")");
+        if (race.component() == Component.FRONTEND) {
+            assertTrue(story.contains("**Yields.**"), race + "'s header must say which upstream awaits open its window");
+            String yields = flat.substring(flat.indexOf("**Yields.**"));
+            assertTrue(race.needsYield().isEmpty() ? yields.contains("needs no yield")
+                            : race.needsYield().stream().allMatch(c -> yields.contains(c.label())),
+                    race + "'s Yields paragraph must name what Race.needsYield declares: " + race.needsYield());
+        }
         for (Profile profile : Profile.values()) {
             if (race.expected(profile) != race.expected(Profile.MAIN)) {
                 String says = profile.label() + ": " + switch (race.expected(profile)) {

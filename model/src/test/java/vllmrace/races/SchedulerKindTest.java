@@ -34,7 +34,7 @@ class SchedulerKindTest {
         for (Params point : race.grid()) {
             Map<RaceOutcome, Integer> outcomes;
             try {
-                outcomes = AllInterleavings.outcomes(() -> race.scenario(race.fixes(Variant.REPORTED), SYNC, point));
+                outcomes = AllInterleavings.outcomes(() -> race.scenario(race.fixes(Variant.REPORTED), SYNC.withYields(race.needsYield()), point));
             } catch (IllegalStateException e) {
                 assertTrue(e.getMessage().startsWith("set-up: ") && !occurs, race + " at " + point + ": " + e.getMessage());
                 unreachable++;

@@ -26,6 +26,7 @@ import vllmrace.races.UpstreamPinUse;
 import vllmrace.races.Shard;
 import vllmrace.races.Subject;
 import vllmrace.races.Variant;
+import vllmrace.races.frontend.FrontendYields;
 import vllmrace.races.Verdict;
 import vllmrace.stress.verdict.JcstressResults;
 import vllmrace.stress.verdict.JcstressRun;
@@ -206,6 +207,9 @@ public final class Catalogue {
         if (directions) {
             fixDirections();
         }
+        if (frontendYieldsSelected(options, races)) {
+            frontendYields();
+        }
 
         out.blank();
         out.line("JCStress: " + races.size() + " race(s), their JCStress variants in one launch (" + String.join(" ", jcstress.settings())
@@ -272,6 +276,32 @@ public final class Catalogue {
         return races.contains(Race.LateLoadCompletionUnion) || races.contains(Race.PullIntoFreedBlocks)
                 || races.stream().anyMatch(vllmrace.races.connector.HandleReportDirections.RACES::contains)
                 || races.stream().anyMatch(vllmrace.races.connector.PullAfterFreeDirections.RACES::contains);
+    }
+
+    /** The frontend-yields table goes with the first frontend race (DuplicateIdAbortWindow's shard when sharded). */
+    static boolean frontendYieldsSelected(CatalogueOptions options, List<Race> races) {
+        if (!options.shard().equals(Shard.ALL)) {
+            return options.shard().includes(FrontendYields.races().get(0));
+        }
+        return races.stream().anyMatch(FrontendYields.races()::contains);
+    }
+
+    /**
+     * Every frontend race and the external-id orphan question under each yield condition, every interleaving, against the
+     * registry's declarations; writes results/frontend-yields.md.
+     */
+    private void frontendYields() {
+        out.blank();
+        out.line("Frontend yields: " + FrontendYields.races().size() + " frontend races and the external-id orphan question, "
+                + FrontendYields.columns().size() + " yield conditions, every step interleaving");
+        FrontendYields table = FrontendYields.compute();
+        List<String> differences = table.mismatches();
+        out.verdict(differences.isEmpty(), "frontend yields: " + (differences.isEmpty()
+                ? table.cells().size() + " cells, every checked cell agrees with Race.needsYield and the profiles' expectations; "
+                        + "no profile orphans a re-add"
+                : differences.size() + " cell(s) disagree"));
+        differences.forEach(d -> mismatch("frontend yields, " + d));
+        out.detail("written to " + table.write(results));
     }
 
     /**

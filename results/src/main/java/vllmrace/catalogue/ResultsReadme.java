@@ -113,6 +113,10 @@ final class ResultsReadme {
             md.append("Seed 003's three fix directions, invariant by invariant (Lincheck and every step interleaving, against ")
                     .append("the expected matrix): [fix-directions.md](fix-directions.md).\n\n");
         }
+        if (Files.exists(results.resolve("frontend-yields.md"))) {
+            md.append("The frontend races and the external-id orphan question under each upstream yield condition: ")
+                    .append("[frontend-yields.md](frontend-yields.md).\n\n");
+        }
         List<String> columns = FixMatrix.columns();
         md.append("| race |");
         columns.forEach(c -> md.append(' ').append(c).append(" |"));

@@ -4,6 +4,9 @@ import java.util.List;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import vllmrace.lincheck.verdict.LincheckResult;
 import vllmrace.lincheck.verdict.LincheckRun;
+import java.util.EnumSet;
+import vllmrace.model.asyncio.YieldCondition;
+import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 
 /**
@@ -18,8 +21,20 @@ public final class FrontendLinearizability {
     private FrontendLinearizability() {
     }
 
+    /**
+     * Every yield condition holding: each declared frontend step is its own, so the check covers the interleavings of
+     * every condition at once (more yield points only add interleavings).
+     */
+    public static final Configuration EVERY_AWAIT_YIELDS = Configuration.DEFAULT.withYields(EnumSet.allOf(YieldCondition.class));
+
+    /** The check under {@code fixes}, with every await suspending ({@link #EVERY_AWAIT_YIELDS}). */
     public static LincheckResult check(FixSet fixes) {
-        FrontendOperations.configure(fixes);
+        return check(fixes, EVERY_AWAIT_YIELDS);
+    }
+
+    /** The check under {@code fixes} and {@code configuration} (a race's reported cell: its {@code Race.configuration()}). */
+    public static LincheckResult check(FixSet fixes, Configuration configuration) {
+        FrontendOperations.configure(fixes, configuration);
         int iterations = LincheckRun.scaled(ITERATIONS);
         Class<?> ops = FrontendOperations.class;
         ModelCheckingOptions options = LincheckRun.modelChecking(INVOCATIONS_PER_ITERATION)
@@ -36,7 +51,7 @@ public final class FrontendLinearizability {
                 .actorsBefore(2)
                 .actorsAfter(2)
                 .sequentialSpecification(FrontendSpecification.class);
-        return LincheckRun.check("frontend linearizability " + fixes, FrontendOperations.class, options,
+        return LincheckRun.check("frontend linearizability " + fixes + " (" + configuration + ")", FrontendOperations.class, options,
                 (iterations + 1) * INVOCATIONS_PER_ITERATION);
     }
 }

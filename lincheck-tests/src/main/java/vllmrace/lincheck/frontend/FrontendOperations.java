@@ -6,6 +6,7 @@ import org.jetbrains.lincheck.datastructures.IntGen;
 import org.jetbrains.lincheck.datastructures.Validate;
 import vllmrace.lincheck.verdict.RunRecorder;
 import vllmrace.model.VllmInstance;
+import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.model.frontend.RequestAlreadyRunningException;
 
@@ -21,16 +22,19 @@ import vllmrace.model.frontend.RequestAlreadyRunningException;
 public class FrontendOperations {
     static final int MAX_TOKENS = 2;
     private static volatile FixSet fixes = FixSet.all();
+    private static volatile Configuration configuration = Configuration.DEFAULT;
 
     private final VllmInstance vllm;
 
     public FrontendOperations() {
         RunRecorder.countInvocation();
-        vllm = new VllmInstance(fixes);
+        vllm = new VllmInstance(fixes, configuration);
     }
 
-    public static void configure(FixSet fixes) {
+    /** The fixes, and the configuration whose yield conditions decide which frontend awaits suspend. */
+    public static void configure(FixSet fixes, Configuration configuration) {
         FrontendOperations.fixes = fixes;
+        FrontendOperations.configuration = configuration;
     }
 
     static FixSet fixes() {

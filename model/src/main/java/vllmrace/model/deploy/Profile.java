@@ -3,6 +3,7 @@ package vllmrace.model.deploy;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.stream.Collectors;
+import vllmrace.model.asyncio.YieldCondition;
 import vllmrace.model.fix.FixSet;
 
 /**
@@ -12,22 +13,31 @@ import vllmrace.model.fix.FixSet;
  */
 public enum Profile {
     /** Upstream's defaults: request ids randomized (#27987), vLLM's in-tree connectors (the LMCache MP child with #47505). */
-    MAIN("main", "vLLM main", "upstream defaults: request-id randomization on, in-tree connectors", Configuration.DEFAULT),
+    MAIN("main", "vLLM main", "upstream defaults: request-id randomization on, in-tree connectors", deployed()),
     /** {@code VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1}, as advised for some P/D set-ups. */
     MAIN_IDS_NOT_RANDOMIZED("main-ids-not-randomized", "vLLM main, ids not randomized",
             "VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1 (#34415, merged; for P2P NCCL, MoRIIO and Mooncake P/D set-ups; #45688, "
                     + "open, would make it the P/D default)",
-            Configuration.of(ConfigSwitch.REQUEST_ID_RANDOMIZATION_DISABLED)),
+            deployed(ConfigSwitch.REQUEST_ID_RANDOMIZATION_DISABLED)),
     /** The MultiConnector's LMCache child is LMCache's own MP connector, which ignores {@code num_external_tokens}. */
     MAIN_OOT_LMCACHE("main-oot-lmcache", "vLLM main + out-of-tree LMCache MP",
             "the LMCache child is LMCache's own MP connector in a version without the num_external_tokens guard "
                     + "(LMCache@5edba3af), which loads without being chosen",
-            Configuration.of(ConfigSwitch.OUT_OF_TREE_LMCACHE_MP)),
+            deployed(ConfigSwitch.OUT_OF_TREE_LMCACHE_MP)),
     /** The sync {@code Scheduler} with one batch in flight ({@code async_scheduling=False}, pipeline-parallel size 1). */
     MAIN_SYNC_SCHEDULING("main-sync-scheduling", "vLLM main, sync scheduling",
             "async_scheduling=False at pipeline-parallel size 1 (--no-async-scheduling; upstream's choice for a non-EAGLE "
                     + "speculative method or an executor without async support): the Scheduler, one batch in flight",
-            Configuration.of(ConfigSwitch.SYNC_SCHEDULING));
+            deployed(ConfigSwitch.SYNC_SCHEDULING));
+
+    /**
+     * A deployment's configuration: its switches, and every yield condition vLLM can produce ({@link
+     * YieldCondition#producedByVllmMain()}, e.g. an output batch over 128 outputs under load), so a verdict covers the
+     * interleavings the deployment can reach. More conditions only add yield points, never remove one.
+     */
+    private static Configuration deployed(ConfigSwitch... switches) {
+        return Configuration.of(switches).withYields(YieldCondition.producedByVllmMain());
+    }
 
     private final String id;
     private final String label;

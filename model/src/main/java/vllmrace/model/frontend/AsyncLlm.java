@@ -19,7 +19,8 @@ import vllmrace.model.upstream.UpstreamPins;
  * Mirrors {@code vllm/v1/engine/async_llm.py}, {@code AsyncLLM}: {@code add_request} / {@code _add_request}
  * (with {@code InputProcessor.assign_request_id} of #27987 and the {@code n > 1} fan-out of
  * {@code vllm/v1/engine/parallel_sampling.py}), {@code abort}, and one pass of the {@code output_handler} loop. Each method returns the upstream coroutine
- * as a {@link Coroutine} whose steps end exactly where upstream {@code await}s.
+ * as a {@link Coroutine} whose declared steps end where upstream {@code await}s; each boundary cites its await in
+ * {@link FrontendAwaits}, and only those that suspend under the deployment's yield conditions let another coroutine run.
  */
 public final class AsyncLlm {
     private final FixSet fixes;
@@ -78,6 +79,9 @@ public final class AsyncLlm {
         Coroutine.Builder coroutine = Coroutine.builder(loop, "add_request(" + requestId + ")");
         for (int index = 0; index < params.n(); index++) {
             int idx = index;
+            if (idx > 0) {
+                coroutine.await(FrontendAwaits.NEXT_CHILD);
+            }
             coroutine
                     .step("OutputProcessor.add_request", () -> {
                         if (idx == 0) {
@@ -91,6 +95,7 @@ public final class AsyncLlm {
                         requests[idx] = new EngineCoreRequest(internalId, ++arrivalClock, params.maxTokens());
                         outputProcessor.addRequest(requests[idx], requestId, parent[0], idx, queue, params.stopAfterTokens());
                     })
+                    .await(FrontendAwaits.ADD_SEND)
                     .step("EngineCoreClient.add_request_async", () -> engineCore.addRequestAsync(requests[idx]));
         }
         return coroutine.returning(() -> queue);
@@ -152,7 +157,7 @@ public final class AsyncLlm {
         List<String> ids = new ArrayList<>();
         Coroutine.Builder coroutine = abortSteps(requestId, internal, ids);
         for (int i = 0; i < times; i++) {
-            coroutine.step(nextStep, next);
+            coroutine.await(FrontendAwaits.ENGINE_CORE_STEP).step(nextStep, next);
         }
         return coroutine.returning(() -> List.copyOf(ids));
     }
@@ -164,7 +169,9 @@ public final class AsyncLlm {
         if (fixes.isOn(Fix.ORDERED_ABORT)) {
             coroutine
                     .step("OutputProcessor.flatten_req_to_abort", () -> collect(outputProcessor.flattenReqToAbort(List.of(requestId), internal), ids, targets))
+                    .await(FrontendAwaits.ABORT_SEND)
                     .step("EngineCoreClient.abort_requests_async", () -> engineCore.abortRequestsAsync(ids, targets))
+                    .await(FrontendAwaits.AFTER_ABORT_SEND)
                     // an internal parent id again (its children cannot change: a re-add makes a new parent), so its branch drops it
                     .step("OutputProcessor.abort_requests", () -> outputProcessor.abortRequests(internal ? List.of(requestId) : ids, internal));
         } else {
@@ -173,6 +180,7 @@ public final class AsyncLlm {
                         recordTargets(outputProcessor.flattenReqToAbort(List.of(requestId), internal), targets);
                         ids.addAll(outputProcessor.abortRequests(List.of(requestId), internal));
                     })
+                    .await(FrontendAwaits.ABORT_SEND)
                     .step("EngineCoreClient.abort_requests_async", () -> engineCore.abortRequestsAsync(ids, targets));
         }
         return coroutine;
@@ -200,10 +208,12 @@ public final class AsyncLlm {
         boolean ordered = fixes.isOn(Fix.ORDERED_FINISH_ABORT);
         Coroutine.Builder coroutine = Coroutine.builder(loop, "output_handler")
                 .step("EngineCoreClient.get_output_async", () -> outputs.addAll(engineCore.getOutputAsync()))
+                .await(FrontendAwaits.OUTPUTS_TAKEN)
                 .step("OutputProcessor.process_outputs", () -> reqsToAbort.addAll(outputProcessor.processOutputs(outputs, targets, !ordered)))
+                .await(FrontendAwaits.STOP_ABORT_SEND)
                 .step("EngineCoreClient.abort_requests_async", () -> engineCore.abortRequestsAsync(reqsToAbort, targets));
         if (ordered) {
-            coroutine.step("OutputProcessor._finish_request", () -> outputProcessor.finishRequests(reqsToAbort));
+            coroutine.await(FrontendAwaits.AFTER_STOP_ABORT_SEND).step("OutputProcessor._finish_request", () -> outputProcessor.finishRequests(reqsToAbort));
         }
         return coroutine.returning(outputs::size);
     }

@@ -3,6 +3,7 @@ package vllmrace.races.frontend;
 import java.util.List;
 import vllmrace.model.VllmInstance;
 import vllmrace.model.asyncio.Coroutine;
+import vllmrace.model.frontend.FrontendAwaits;
 import vllmrace.model.detect.ViolationKind;
 import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
@@ -53,14 +54,20 @@ import vllmrace.races.Violating;
  * <p><b>Scheduler.</b> Occurs under both scheduler classes: its window is between the frontend and EngineCore's input
  * queue, whatever the number of batches in flight.
  *
+ * <p><b>Yields.</b> #15326's ordered abort has two awaits. The one before the ABORT send (steps 1 to 7) never suspends
+ * upstream: {@code _send_input} queues the ABORT by a synchronous call; only an await inserted before the send makes the
+ * late ABORT. The one after it (step 7 to 8) suspends only under input socket back-pressure, which makes the late state
+ * drop. vLLM's input socket never pushes back (a ROUTER with SNDHWM=0), and vLLM main's abort is not #15326's order
+ * anyway: it drops and sends in one step. Its reported, fixed and only-closer variants run with both conditions holding
+ * ({@code Race.needsYield}).
+ *
  * <p><b>Invariant</b> (FE2 of lifecycle §5): an ABORT finishes the request it was computed for; and FE3's converse: no
  * engine request runs without the frontend state that receives its output.
  *
  * <p><b>Verdicts.</b> Reported ({@code UNIQUE_INTERNAL_IDS} off, {@code ORDERED_ABORT} on): some interleaving shows
  * {@code LATE_ABORT_KILLS_READD}. Fixed (every fix): never. vLLM main: closed, by #27987 (the late ABORT names
- * {@code X-1}; X@2 is {@code X-2}). vLLM main, ids not randomized: racy
- * ({@code VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1}, #34415: {@code assign_request_id} keeps the client's id, so #27987's
- * suffix is not there to tell the two requests apart).
+ * {@code X-1}; X@2 is {@code X-2}). vLLM main, ids not randomized ({@code VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1},
+ * #34415): clean, no await in its window yields (both aborts are one step each).
  */
 public final class ConcurrentAbortKillsReaddScenario extends FrontendScenario {
 
@@ -89,7 +96,7 @@ public final class ConcurrentAbortKillsReaddScenario extends FrontendScenario {
         // itself before #27987, X-1 after
         String internalId = vllm.outputProcessor().externalReqIdsSnapshot().get(REQUEST_ID).get(0);
         cancellation = vllm.asyncLlm().abort(internalId, true);
-        abortAndResubmit = Coroutine.sequence("client: abort(X), add_request(X)", vllm.asyncLlm().abort(REQUEST_ID),
+        abortAndResubmit = Coroutine.sequence("client: abort(X), add_request(X)", vllm.asyncLlm().abort(REQUEST_ID), FrontendAwaits.CLIENT_NEXT_CALL,
                 vllm.asyncLlm().addRequest(REQUEST_ID, params));
         actors(cancellation, abortAndResubmit);
     }

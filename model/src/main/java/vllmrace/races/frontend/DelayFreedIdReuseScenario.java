@@ -51,6 +51,10 @@ import vllmrace.races.Ending;
  * <p><b>Scheduler.</b> Occurs under both scheduler classes: its window is between the frontend and EngineCore's input
  * queue, whatever the number of batches in flight.
  *
+ * <p><b>Yields.</b> It needs no yield inside a frontend coroutine: steps 1 to 3 are one atomic step upstream (the ABORT is
+ * queued by a synchronous call) and the add is one too; the window is between the abort and EngineCore's busy loop,
+ * another process.
+ *
  * <p><b>Invariant</b> (FE1 of lifecycle §5, and #15326's frontend scope ⊇ EngineCore scope): at most one request per id
  * in EngineCore. The wire order ADD(X@1) ABORT(X@1) ADD(X@2) is exactly what #15326 enforces, and still is not enough
  * (upstream today: the "duplicate request id" assert kills EngineCore; 2025-H1: X@2 overwrites the entry).

@@ -33,7 +33,7 @@ import vllmrace.races.Ending;
  *   actor 1: abort(X)                          actor 2: add_request(X)            EngineCore (arbiter)
  *   1. OutputProcessor.abort_requests([X])
  *      -> request_states.pop(X)
- *   2. await abort_requests_async  ~suspends~
+ *   2. await abort_requests_async  ~suspends only if an await is inserted before the send~
  *                                              3. OutputProcessor.add_request(X@2)
  *                                                 X not in request_states -> ok
  *                                              4. await add_request_async -> ADD(X@2)
@@ -45,14 +45,21 @@ import vllmrace.races.Ending;
  * <p><b>Scheduler.</b> Occurs under both scheduler classes: its window is between the frontend and EngineCore's input
  * queue, whatever the number of batches in flight.
  *
+ * <p><b>Yields.</b> The window is the await at step 2, and upstream it does not suspend there: {@code abort_requests_async}
+ * reaches {@code _send_input}, which queues the ABORT with a synchronous {@code send_multipart} call before anything is
+ * awaited (core_client.py@00080ee1 {@code _send_input_message}); input-socket back-pressure would suspend only after the
+ * ABORT has its place on the wire. #15326 showed the race by inserting {@code await asyncio.sleep(13)} at that point. So
+ * the race needs an await inserted before the send ({@code Race.needsYield}): its reported, fixed and only-closer
+ * variants run with one, as the report did, and results/frontend-yields.md shows it clean without.
+ *
  * <p><b>Invariant</b> (FE1, FE2 of lifecycle §5): frontend scope ⊇ EngineCore scope, so at most one live request per id
  * reaches EngineCore and an ABORT finishes the request it was computed for.
  *
- * <p><b>Verdicts.</b> Reported (abort as reported): some interleaving shows {@code DUPLICATE_LIVE_ID}. Fixed: never
- * ({@code ORDERED_ABORT}: send ABORT, then drop state; {@code UNIQUE_INTERNAL_IDS} also closes it alone). vLLM main:
- * closed, by #27987. vLLM main, ids not randomized: racy
- * ({@code VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1}, #34415: {@code assign_request_id} keeps the client's id, so #27987's
- * suffix is not there to tell the two requests apart).
+ * <p><b>Verdicts.</b> Reported (abort as reported, an await inserted before the send): some interleaving shows
+ * {@code DUPLICATE_LIVE_ID}. Fixed: never ({@code ORDERED_ABORT}: send ABORT, then drop state; {@code UNIQUE_INTERNAL_IDS}
+ * also closes it alone). vLLM main: closed, by #27987. vLLM main, ids not randomized
+ * ({@code VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1}, #34415): clean, no await in its window yields (the state drop and the
+ * ABORT are one step); an await added before the send would reopen it there, as #27987's suffix is not added.
  */
 public final class DuplicateIdAbortWindowScenario extends FrontendScenario {
 

@@ -51,6 +51,9 @@ import vllmrace.races.Violating;
  * <p><b>Scheduler.</b> Occurs under both scheduler classes: its window is in the frontend, whatever the number of
  * batches in flight.
  *
+ * <p><b>Yields.</b> It needs no yield inside a coroutine: the abort (steps 1 and 2) is one atomic step upstream and the
+ * output handler's pass another; the leak follows from their order alone.
+ *
  * <p><b>Invariant</b> (FE4 of lifecycle §5): {@code parent_requests} is empty when {@code request_states} is; and the
  * caller gets exactly one final output.
  *

@@ -38,6 +38,7 @@ import vllmrace.races.Ending;
  *   1. await get_output_async -> X@1's token
  *   2. process_outputs: stop string in X@1
  *      -> request_states.pop(X), reqs_to_abort=[X]
+ *      await asyncio.sleep(0)  (a batch over 128 outputs)
  *                                                  3. OutputProcessor.add_request(X@2)
  *                                                     X not in request_states -> ok
  *                                                  4. await add_request_async -> ADD(X@2)
@@ -49,14 +50,21 @@ import vllmrace.races.Ending;
  * <p><b>Scheduler.</b> Occurs under both scheduler classes: its window is between the frontend and EngineCore's input
  * queue, whatever the number of batches in flight.
  *
+ * <p><b>Yields.</b> Between steps 2 and 5 the output handler awaits {@code asyncio.sleep(0)} only between chunks of
+ * {@code VLLM_V1_OUTPUT_PROC_CHUNK_SIZE} (128) outputs, and that sleep sits between a chunk's {@code process_outputs} and
+ * its ABORT send (async_llm.py@00080ee1 {@code output_handler}): the window opens when one EngineCore batch holds more than
+ * 128 outputs and the stop string finished X@1 outside the last chunk (an output batch over 128 outputs), or with an
+ * await inserted before the send. With a smaller batch the ABORT is queued in the step that finds the stop string. Its
+ * reported, fixed and only-closer variants run with both conditions holding ({@code Race.needsYield}).
+ *
  * <p><b>Invariant</b> (FE1, FE2, FE3 of lifecycle §5): frontend scope ⊇ EngineCore scope, so at most one live request per
  * id reaches EngineCore, an ABORT finishes the request it was computed for, and every caller gets a final output.
  *
  * <p><b>Verdicts.</b> Reported ({@code ORDERED_FINISH_ABORT} and {@code UNIQUE_INTERNAL_IDS} off): some interleaving
  * shows {@code LATE_ABORT_KILLS_READD}. Fixed: never; each of the two switches closes it alone. vLLM main: closed, by
- * #27987. vLLM main, ids not randomized: racy
+ * #27987. vLLM main, ids not randomized: racy (output batch over 128 outputs)
  * ({@code VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1}, #34415: {@code assign_request_id} keeps the client's id, so #27987's
- * suffix is not there to tell the two requests apart).
+ * suffix is not there to tell the two requests apart), under a load of more than 128 running requests.
  */
 public final class StopStringLateAbortScenario extends FrontendScenario {
 

@@ -81,12 +81,13 @@ class StopStringTest {
 
     @Test
     void aClientAbortDuringTheOrderedFinishGivesOneFinalOutput() {
-        VllmInstance vllm = new VllmInstance(FixSet.all().without(Fix.UNIQUE_INTERNAL_IDS));
+        // a batch over 128 outputs: the handler's asyncio.sleep(0) between process_outputs and the ABORT send
+        VllmInstance vllm = new VllmInstance(FixSet.all().without(Fix.UNIQUE_INTERNAL_IDS), vllmrace.model.deploy.Configuration.DEFAULT
+                .withYields(java.util.EnumSet.of(vllmrace.model.asyncio.YieldCondition.OUTPUT_BATCH_OVER_CHUNK)));
         RequestOutputCollector queue = vllm.asyncLlm().addRequest("X", new SamplingParams(1, 16, 1)).run().join();
         vllm.engineCore().runBusyLoopOnce();
         Coroutine<Integer> handler = vllm.asyncLlm().outputHandler();
-        handler.runNextStep();
-        handler.runNextStep(); // stop string found, X kept, ABORT not yet sent
+        handler.runNextStep(); // get_output_async + process_outputs: stop string found, X kept, ABORT not yet sent
         assertInstanceOf(RequestAlreadyRunningException.class, vllm.asyncLlm().addRequest("X", 16).run().failure());
         assertEquals(List.of("X"), vllm.asyncLlm().abort("X").run().join());
         handler.run();

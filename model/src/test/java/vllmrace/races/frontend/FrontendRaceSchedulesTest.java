@@ -41,8 +41,9 @@ class FrontendRaceSchedulesTest {
     @Test
     void stopStringLateAbortReportedRacesOnlyWhenTheReAddFitsBetweenProcessOutputsAndTheAbortSend() {
         Race race = Race.StopStringLateAbort;
-        // output handler: get_output_async, process_outputs | add_request: both steps | abort_requests_async
-        assertEquals(List.of("11221"), violating(race, race.fixes(Variant.REPORTED)));
+        // output handler: get_output_async + process_outputs (joined: a done await) | add_request: both steps (the race's
+        // yields hold: an await before the send) | abort_requests_async after asyncio.sleep(0)
+        assertEquals(List.of("1221"), violating(race, race.fixes(Variant.REPORTED)));
         assertSequentialOrdersClean(race, race.fixes(Variant.REPORTED));
     }
 
@@ -52,7 +53,7 @@ class FrontendRaceSchedulesTest {
         assertEquals(List.of(), violating(race, race.fixes(Variant.FIXED)));
         assertEquals(List.of(), violating(race, race.fixes(Variant.REPORTED).with(Fix.ORDERED_FINISH_ABORT)));
         assertEquals(List.of(), violating(race, race.fixes(Variant.REPORTED).with(Fix.UNIQUE_INTERNAL_IDS)));
-        assertEquals(List.of("11221"), violating(race, FixSet.none()));
+        assertEquals(List.of("1221"), violating(race, FixSet.none()));
     }
 
     @Test
@@ -60,9 +61,10 @@ class FrontendRaceSchedulesTest {
         Race race = Race.DelayFreedIdReuse;
         FixSet reported = race.fixes(Variant.REPORTED);
         assertTrue(reported.isOn(Fix.ORDERED_ABORT), "the point of the race: ordered abort is ON");
-        // abort: flatten, send ABORT, drop state | add_request: both steps, the ADD sent before EngineCore's second
-        // iteration takes its input (iteration 1 applies ABORT and then ADD, or ABORT alone and iteration 2 the ADD)
-        assertEquals(List.of("1111221", "1112121", "1112211"), violating(race, reported));
+        // abort: flatten + send ABORT + drop state, one step (no await yields there upstream), then EngineCore's two
+        // iterations | add_request: one step; the ADD sent before the second iteration takes its input (iteration 1
+        // applies ABORT and then ADD, or ABORT alone and iteration 2 the ADD)
+        assertEquals(List.of("1121", "1211"), violating(race, reported));
         assertSequentialOrdersClean(race, reported);
     }
 
@@ -84,8 +86,7 @@ class FrontendRaceSchedulesTest {
     @Test
     void stopStringLateAbortBreaksFe1Fe2AndFe3() {
         RaceScenario scenario = Race.StopStringLateAbort.scenario(Variant.REPORTED);
-        scenario.actor1().runNextStep();
-        scenario.actor1().runNextStep();
+        scenario.actor1().runNextStep(); // get_output_async + process_outputs; then asyncio.sleep(0) yields
         scenario.actor2().run();
         scenario.actor1().run();
         assertEquals(StopStringLateAbortScenario.Outcome.LATE_ABORT_KILLS_READD, scenario.arbiter());
@@ -98,9 +99,7 @@ class FrontendRaceSchedulesTest {
     @Test
     void delayFreedIdReuseBreaksFe1WithTheAbortSentFirst() {
         RaceScenario scenario = Race.DelayFreedIdReuse.scenario(Variant.REPORTED);
-        for (int i = 0; i < 3; i++) {
-            scenario.actor1().runNextStep();
-        }
+        scenario.actor1().runNextStep(); // abort(X): flatten, ABORT sent, state dropped, all in one step
         scenario.actor2().run();
         scenario.actor1().run();
         assertEquals(DelayFreedIdReuseScenario.Outcome.COLLIDES_WITH_DELAY_FREED, scenario.arbiter());
