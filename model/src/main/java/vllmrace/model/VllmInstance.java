@@ -81,8 +81,8 @@ public final class VllmInstance implements Wired {
     /**
      * Every detector at quiescence (nothing in flight on either socket). FE3 both ways: every request the frontend
      * still waits on is running in EngineCore as that same request (else its caller never gets a final output), and
-     * every unfinished engine request has its frontend state (else its response goes to nobody). FE4 both ways:
-     * {@code parent_requests} is empty when {@code request_states} is, and every child state's parent is held. Then the
+     * every unfinished engine request has its frontend state (else its response goes to nobody). FE4 both ways
+     * ({@link #checkFrontendInvariants}). Then the
      * scheduler's own (SC1's converse, SC5), with or without a KV connector, and LV2 where the busy loop blocks with
      * requests left ({@link Scheduler#checkBlockedLoop}).
      */
@@ -106,9 +106,19 @@ public final class VllmInstance implements Wired {
                                 : "waits on " + state.requestId() + "@" + state.arrivalTime() + " instead") + ": its response goes to nobody");
             }
         }
+        checkFrontendInvariants();
+        scheduler().checkQuiescence();
+        scheduler().checkBlockedLoop(engine.engineCore().isIdle());
+    }
+
+    /**
+     * FE4 both ways, which hold between any two frontend steps (no quiescence needed): every parent in
+     * {@code parent_requests} has a child state, and every child state's parent is held.
+     */
+    public void checkFrontendInvariants() {
         for (String parent : outputProcessor.leakedParentRequests()) {
             violations().record(ViolationKind.LEAKED_PARENT_REQUEST, parent,
-                    "parent_requests still holds " + parent + " although request_states is empty");
+                    "parent_requests still holds " + parent + " although request_states holds none of its children");
         }
         for (RequestState state : outputProcessor.requestStatesSnapshot()) {
             if (state.parentReq() != null && !outputProcessor.parentRequestsSnapshot().containsKey(state.parentReq().requestId())) {
@@ -116,8 +126,6 @@ public final class VllmInstance implements Wired {
                         "child " + state.requestId() + " names parent " + state.parentReq().requestId() + ", which parent_requests no longer holds");
             }
         }
-        scheduler().checkQuiescence();
-        scheduler().checkBlockedLoop(engine.engineCore().isIdle());
     }
 
     public AsyncLlm asyncLlm() {

@@ -288,11 +288,18 @@ public final class OutputProcessor {
     }
 
     /**
-     * FE4: {@code parent_requests} must be empty when {@code request_states} is; returns the parents that outlive
-     * every child state (#51629), empty when FE4 holds.
+     * FE4: every parent in {@code parent_requests} has a child state in {@code request_states} (upstream drops the
+     * parent with its last child); returns the parents that outlive every child state (#51629), empty when FE4 holds.
+     * Holds between any two frontend steps, not only at quiescence, and also while other requests run.
      */
     public synchronized List<String> leakedParentRequests() {
-        return requestStates.isEmpty() ? List.copyOf(parentRequests.keySet()) : List.of();
+        List<String> leaked = new ArrayList<>();
+        parentRequests.forEach((id, parent) -> {
+            if (requestStates.values().stream().noneMatch(state -> state.parentReq() == parent)) {
+                leaked.add(id);
+            }
+        });
+        return leaked;
     }
 
     /** Test seam (a broken model, for the FE4 detectors' own tests): forgets a state, keeping its parent. */

@@ -76,8 +76,10 @@ public final class ConcurrentAbortKillsReaddScenario extends FrontendScenario {
         @Clean("both aborts finished X@1 (the second found nothing, or ran after the re-add and aborted X@2 as asked); "
                 + "every ABORT hit the request it was computed for") ABORTS_HIT_THEIR_REQUEST,
         @Violating(value = "an ABORT computed for X@1 reached EngineCore after ADD(X@2) and finished X@2", detectors = {ViolationKind.ABORT_HIT_WRONG_REQUEST},
-                cascade = {ViolationKind.DUPLICATE_LIVE_REQUEST, ViolationKind.ORPHANED_FRONTEND_REQUEST},
-                cascadeWhy = "when the re-add reached EngineCore while the first request was still live, the id is held twice and the killed re-add's caller waits forever") LATE_ABORT_KILLS_READD,
+                cascade = {ViolationKind.DUPLICATE_LIVE_REQUEST, ViolationKind.ORPHANED_FRONTEND_REQUEST, ViolationKind.ENGINE_REQUEST_WITHOUT_FRONTEND},
+                cascadeWhy = "when the re-add reached EngineCore while the first request was still live, the id is held twice and the "
+                        + "killed re-add's caller waits forever; with n = 2 the late abort's state drop, by the parent id the re-add "
+                        + "reuses, also drops the re-added children's states, so a child the ABORT missed runs for nobody") LATE_ABORT_KILLS_READD,
         @Violating(value = "the late abort's state drop (OutputProcessor.abort_requests) removed X@2's frontend state: EngineCore "
                 + "runs X@2 and its response goes to nobody (FE3's converse)", detectors = {ViolationKind.ENGINE_REQUEST_WITHOUT_FRONTEND}) LATE_ABORT_DROPS_READD_STATE;
     }
@@ -89,13 +91,12 @@ public final class ConcurrentAbortKillsReaddScenario extends FrontendScenario {
     public ConcurrentAbortKillsReaddScenario(FixSet fixes, Configuration config, Params p) {
         super(new VllmInstance(fixes, config));
         SamplingParams params = SamplingParams.maxTokens(MAX_TOKENS).withN(p.get("n", 1, 1));
-        vllm.asyncLlm().addRequest(REQUEST_ID, params).run().join();
+        RequestOutputCollector first = vllm.asyncLlm().addRequest(REQUEST_ID, params).run().join();
         vllm.engineCore().runBusyLoopOnce();
         vllm.asyncLlm().outputHandler().run().join();
         // generate()'s cancellation aborts its own request by internal id (abort(q.request_id, internal=True)): X
-        // itself before #27987, X-1 after
-        String internalId = vllm.outputProcessor().externalReqIdsSnapshot().get(REQUEST_ID).get(0);
-        cancellation = vllm.asyncLlm().abort(internalId, true);
+        // itself before #27987, X-1 after; for n = 2, q.request_id is the parent's id, whose branch drops the parent
+        cancellation = vllm.asyncLlm().abort(first.requestId(), true);
         abortAndResubmit = Coroutine.sequence("client: abort(X), add_request(X)", vllm.asyncLlm().abort(REQUEST_ID), FrontendAwaits.CLIENT_NEXT_CALL,
                 vllm.asyncLlm().addRequest(REQUEST_ID, params));
         actors(cancellation, abortAndResubmit);

@@ -54,7 +54,8 @@ import vllmrace.races.Violating;
  * <p><b>Yields.</b> It needs no yield inside a coroutine: the abort (steps 1 and 2) is one atomic step upstream and the
  * output handler's pass another; the leak follows from their order alone.
  *
- * <p><b>Invariant</b> (FE4 of lifecycle §5): {@code parent_requests} is empty when {@code request_states} is; and the
+ * <p><b>Invariant</b> (FE4 of lifecycle §5): every parent in {@code parent_requests} has a child state (so the map is empty
+ * when {@code request_states} is); and the
  * caller gets exactly one final output.
  *
  * <p><b>Verdicts.</b> Reported ({@code PARENT_RELEASED_ON_ABORT} off): some interleaving leaves X' in
