@@ -34,6 +34,21 @@ class LinearizabilityTest {
         LincheckResult result = check.runReported(race);
         System.out.println(result.check() + ": " + result.figures());
         assertTrue(result.failed(), check + " passed with " + race + " as reported: " + result.figures());
+        // an invariant the check validates broke: it must be one the race's own outcomes declare, not a neighbour's
+        int broken = result.report().indexOf("invariant broken: ");
+        if (broken >= 0) {
+            String found = result.report().substring(broken, result.report().indexOf('\n', broken) < 0 ? result.report().length()
+                    : result.report().indexOf('\n', broken));
+            java.util.Set<String> own = new java.util.TreeSet<>();
+            for (vllmrace.races.RaceOutcome outcome : race.outcomes()) {
+                outcome.declaredDetectors().forEach(kind -> {
+                    own.add(kind.name() + "[");
+                    own.add(kind.invariant() + ":"); // the scheduler check words its own invariants by their code
+                });
+            }
+            assertTrue(own.stream().anyMatch(found::contains), race + "'s reported cell broke no invariant the race declares "
+                    + own + ": " + found);
+        }
     }
 
     @DisplayName("linearizability")

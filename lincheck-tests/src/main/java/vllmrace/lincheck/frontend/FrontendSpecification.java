@@ -2,43 +2,103 @@ package vllmrace.lincheck.frontend;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import vllmrace.model.fix.Fix;
 
 /**
- * The sequential specification of {@link FrontendOperations}: what a user of AsyncLLM may expect if every
- * operation took effect at once. Plain maps, no concurrency, obviously correct: with unique internal ids
- * (#27987) every add is accepted and gets its own internal id, and an abort by the caller's id aborts every request
- * under it; without them, add is rejected exactly while the frontend tracks the id. Abort drops the ids and tells the
- * engine; a request finishes after {@link FrontendOperations#MAX_TOKENS} engine steps and the frontend drops it when
- * the output arrives.
+ * The sequential specification of {@link FrontendOperations}: what a user of AsyncLLM may expect if every operation took
+ * effect at once. Plain maps, no concurrency. With unique internal ids (#27987) every add is accepted under its own
+ * internal id; without them an add is rejected exactly while the frontend tracks its internal id (the id, or its first
+ * child's {@code 0_<id>}). The client's abort drops every request under the id; a cancellation drops the id's last
+ * accepted add (a parent's id: its children). A request finishes after {@link FrontendOperations#MAX_TOKENS} engine
+ * steps, a stop request at its first token; the frontend drops either when the output handler sees it, and sends ABORT
+ * for a stop. A parent goes with its last child.
  */
 public class FrontendSpecification {
+    private record Output(String internal, int tokens, boolean finished) {
+    }
+
     private final boolean uniqueInternalIds = FrontendOperations.fixes().isOn(Fix.UNIQUE_INTERNAL_IDS);
-    private final Map<String, List<String>> frontend = new HashMap<>();
+    /** request_states: internal id → external id; stop requests and children are told by the sets below. */
+    private final Map<String, String> states = new LinkedHashMap<>();
+    private final List<String> stops = new ArrayList<>();
+    /** parent_requests: parent id → its children's internal ids. */
+    private final Map<String, List<String>> parents = new LinkedHashMap<>();
+    private final String[] lastAdded = new String[2];
     private int nextSuffix;
     private final ArrayDeque<String[]> inputSocket = new ArrayDeque<>();
-    private final Map<String, Integer> engineTokens = new HashMap<>();
-    private final List<String> finishedOutputs = new ArrayList<>();
+    private final Map<String, Integer> engineTokens = new LinkedHashMap<>();
+    private final List<Output> outputs = new ArrayList<>();
 
-    public String addRequest(int id) {
+    private String add(int id, int n, boolean stop) {
         String external = FrontendOperations.requestId(id);
-        if (!uniqueInternalIds && frontend.containsKey(external)) {
+        String assigned = uniqueInternalIds ? external + "-" + nextSuffix++ : external;
+        List<String> internal = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            internal.add(n == 1 ? assigned : i + "_" + assigned);
+        }
+        if (states.containsKey(internal.get(0))) {
             return "REJECTED";
         }
-        String internal = uniqueInternalIds ? external + "-" + nextSuffix++ : external;
-        frontend.computeIfAbsent(external, k -> new ArrayList<>()).add(internal);
-        inputSocket.add(new String[] {"ADD", internal});
+        for (String child : internal) {
+            states.put(child, external);
+            inputSocket.add(new String[] {"ADD", child});
+        }
+        if (stop) {
+            stops.add(assigned);
+        }
+        if (n > 1) {
+            parents.put(assigned, internal);
+        }
+        lastAdded[id] = assigned;
         return "ACCEPTED";
     }
 
+    public String addRequest(int id) {
+        return add(id, 1, false);
+    }
+
+    public String addParallel(int id) {
+        return add(id, 2, false);
+    }
+
+    public String addStop(int id) {
+        return add(id, 1, true);
+    }
+
     public void abort(int id) {
-        List<String> internal = frontend.remove(FrontendOperations.requestId(id));
-        if (internal != null) {
-            internal.forEach(i -> inputSocket.add(new String[] {"ABORT", i}));
+        String external = FrontendOperations.requestId(id);
+        List<String> internal = states.entrySet().stream().filter(e -> e.getValue().equals(external)).map(Map.Entry::getKey).toList();
+        internal.forEach(this::drop);
+        abortInEngine(internal);
+    }
+
+    public void cancel(int id) {
+        String assigned = lastAdded[id];
+        if (assigned == null) {
+            return;
         }
+        boolean aState = states.containsKey(assigned);
+        List<String> internal = (aState ? List.of(assigned)
+                : parents.containsKey(assigned) ? parents.get(assigned) : List.<String>of()).stream().filter(states::containsKey).toList();
+        internal.forEach(this::drop);
+        if (!aState) {
+            parents.remove(assigned); // the elif branch: a parent's own id drops the parent
+        }
+        abortInEngine(internal);
+    }
+
+    private void abortInEngine(List<String> internal) {
+        internal.forEach(i -> inputSocket.add(new String[] {"ABORT", i}));
+    }
+
+    /** Drops a state; a parent goes with its last child. */
+    private void drop(String internal) {
+        states.remove(internal);
+        stops.remove(internal);
+        parents.values().removeIf(children -> children.contains(internal) && children.stream().noneMatch(states::containsKey));
     }
 
     public void engineStep() {
@@ -52,16 +112,30 @@ public class FrontendSpecification {
         }
         for (String requestId : new ArrayList<>(engineTokens.keySet())) {
             int tokens = engineTokens.merge(requestId, 1, Integer::sum);
-            if (tokens >= FrontendOperations.MAX_TOKENS) {
+            boolean finished = tokens >= FrontendOperations.MAX_TOKENS;
+            outputs.add(new Output(requestId, tokens, finished));
+            if (finished) {
                 engineTokens.remove(requestId);
-                finishedOutputs.add(requestId);
             }
         }
     }
 
+    public void transfersComplete() {
+        // the saves delay-free blocks in EngineCore only: nothing a frontend user sees
+    }
+
     public void outputStep() {
-        frontend.values().forEach(internal -> internal.removeAll(finishedOutputs));
-        frontend.values().removeIf(List::isEmpty);
-        finishedOutputs.clear();
+        for (Output output : outputs) {
+            if (!states.containsKey(output.internal())) {
+                continue;
+            }
+            if (stops.contains(output.internal()) && !output.finished()) {
+                drop(output.internal());
+                abortInEngine(List.of(output.internal()));
+            } else if (output.finished()) {
+                drop(output.internal());
+            }
+        }
+        outputs.clear();
     }
 }
