@@ -30,7 +30,7 @@ final class ReadmeRaceTable {
             String fixes = race.closedBy().stream().map(Enum::name).sorted().collect(Collectors.joining(", "));
             md.append("| `").append(race.name()).append("` | ").append(race.component().packageName()).append(" | ")
                     .append(race.upstream()).append(" | ").append(results.compactMainCell(race))
-                    .append(" | ").append(race.expected(Variant.REPORTED).label()).append(" | ")
+                    .append(" | ").append(race.expected(Variant.REPORTED).label()).append(reportedUnder(race)).append(" | ")
                     .append(Expectation.CLEAN.label()).append(fixes.isEmpty() ? " (upstream as is)" : " (" + fixes + ")").append(" | ")
                     .append("[row](results/README.md#").append(ResultsReadme.anchor(race)).append(")");
             if (race.expected(Variant.REPORTED) == Expectation.BUG_FOUND) {
@@ -40,6 +40,12 @@ final class ReadmeRaceTable {
             md.append(" |\n");
         }
         return md.append(END).toString();
+    }
+
+    /** Where a race's reported variant runs with yield conditions its window needs ({@link Race#needsYield()}): which. */
+    static String reportedUnder(Race race) {
+        return race.needsYield().isEmpty() ? "" : " (with " + race.needsYield().stream()
+                .map(vllmrace.model.asyncio.YieldCondition::label).collect(Collectors.joining(" or ")) + ")";
     }
 
     /** The README with its race table replaced by the rendered one. */
