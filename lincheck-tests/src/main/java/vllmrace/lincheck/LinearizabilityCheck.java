@@ -18,12 +18,12 @@ import vllmrace.races.Variant;
  * OFF (its reported variant) the check must fail, so it cannot pass vacuously; with every fix ON it must pass.
  */
 public enum LinearizabilityCheck {
-    FRONTEND(Component.FRONTEND, "AsyncLLM.add_request (n 1, n 2, a stop string), the client's abort by external id, generate()'s "
+    FRONTEND(Component.FRONTEND, "AsyncLLM.add_request (n 1, n 2, a stop string, a streaming-input session), generate()'s take, the client's abort by external id, generate()'s "
             + "cancellation by internal id, EngineCore busy loop over KV blocks with an async-saving connector, saves finishing, "
             + "output handler; every await suspending (each race's reported cell: its own yield conditions); FE1, FE2, FE4 and "
             + "the scheduler's detectors validated",
             List.of(Race.DuplicateIdAbortWindow, Race.StopStringLateAbort, Race.DelayFreedIdReuse, Race.ConcurrentAbortKillsReadd,
-                    Race.ParentRequestLeakOnAbort),
+                    Race.ParentRequestLeakOnAbort, Race.CollectorMergesChunkBoundary),
             (fixes, focus) -> focus == null ? FrontendLinearizability.check(fixes) : FrontendLinearizability.check(fixes, focus)),
     SCHEDULER(Component.SCHEDULER, "add, schedule, model output, abort, transfer completion; SC1-SC5 validated",
             List.of(Race.DoubleFreeOnAbortedAsyncSave, Race.AbortOfFinishedDelayFreed, Race.AbortLosesToFinalStep,

@@ -128,6 +128,18 @@ public final class VllmInstance implements Wired {
         }
     }
 
+    /**
+     * FE5 for one caller's collector: a chunk boundary merged away before the caller took it (the caller counts one chunk
+     * fewer than were sent, waits for a boundary already delivered, and never sends its final marker).
+     */
+    public void checkCollector(vllmrace.model.frontend.RequestOutputCollector queue) {
+        if (queue.boundariesErased() > 0) {
+            violations().record(ViolationKind.CHUNK_BOUNDARY_LOST, queue.requestId(), queue.boundariesErased() + " of "
+                    + queue.boundariesPut() + " chunk boundaries put for " + queue.requestId() + " were merged into a later "
+                    + "output before generate() took them: the caller saw " + queue.boundariesTaken());
+        }
+    }
+
     public AsyncLlm asyncLlm() {
         return asyncLlm;
     }

@@ -25,6 +25,7 @@ import vllmrace.races.connector.NotifOnlyFailedRecvForRemovedScenario;
 import vllmrace.races.connector.PushPostFailureDecodeWaitsScenario;
 import vllmrace.races.connector.PushSendNeverReportedScenario;
 import vllmrace.races.connector.SiblingHandleWritesAfterFailureScenario;
+import vllmrace.races.frontend.CollectorMergesChunkBoundaryScenario;
 import vllmrace.races.frontend.ConcurrentAbortKillsReaddScenario;
 import vllmrace.races.frontend.DelayFreedIdReuseScenario;
 import vllmrace.races.frontend.DuplicateIdAbortWindowScenario;
@@ -344,7 +345,16 @@ public enum Race {
             Window.ORDER,
             ParentRequestLeakOnAbortScenario.Outcome.class,
             (fixes, config, p) -> new ParentRequestLeakOnAbortScenario(fixes, config, p),
-            List.of(Params.DEFAULT, Params.of("priorUse", 1), Params.of("maxTokens", 2)));
+            List.of(Params.DEFAULT, Params.of("priorUse", 1), Params.of("maxTokens", 2))),
+    CollectorMergesChunkBoundary(
+            Component.FRONTEND,
+            "PR #53861 (open)",
+            Closers.of(Fix.COLLECTOR_KEEPS_BOUNDARIES),
+            Expectation.BUG_FOUND,
+            Window.ORDER,
+            CollectorMergesChunkBoundaryScenario.Outcome.class,
+            (fixes, config, p) -> new CollectorMergesChunkBoundaryScenario(fixes, config, p),
+            List.of(Params.DEFAULT, Params.of("priorUse", 1), Params.of("c1Tokens", 2)));
 
     /** Builds a race's scenario: the fixes ON, the deployment's configuration, a point of its family. */
     @FunctionalInterface

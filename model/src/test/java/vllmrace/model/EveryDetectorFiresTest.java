@@ -69,6 +69,15 @@ class EveryDetectorFiresTest {
         });
         SITUATIONS.put(ViolationKind.LEAKED_PARENT_REQUEST, () -> quiescent(FrontendSeams.parentOutlivesItsChildren()));
         SITUATIONS.put(ViolationKind.CHILD_WITHOUT_PARENT_REQUEST, () -> quiescent(FrontendSeams.childOutlivesItsParent()));
+        SITUATIONS.put(ViolationKind.CHUNK_BOUNDARY_LOST, () -> {
+            VllmInstance vllm = new VllmInstance(FixSet.none());
+            vllmrace.model.frontend.RequestOutputCollector queue = vllm.asyncLlm().addStreamingRequest("X", 1, 2).run().join();
+            vllm.engineCore().runBusyLoopOnce(); // c1's boundary
+            vllm.engineCore().runBusyLoopOnce(); // c2's first token, before the output handler ran
+            vllm.asyncLlm().outputHandler().run();
+            vllm.checkCollector(queue);
+            return vllm.violations().all();
+        });
         SITUATIONS.put(ViolationKind.DOUBLE_FREE_REQUEST, () -> {
             ViolationLog log = new ViolationLog();
             KvCacheManager kv = new KvCacheManager(new BlockPool(2, log), 4, log);

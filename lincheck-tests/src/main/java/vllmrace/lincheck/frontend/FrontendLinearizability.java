@@ -83,6 +83,8 @@ public final class FrontendLinearizability {
                     List.of(call("cancel", 0)), List.of(call("abort", 0), call("addRequest", 0)), List.of(call("engineStep")));
             case ParentRequestLeakOnAbort -> LincheckRun.scenario(List.of(call("addParallel", 0), call("engineStep")),
                     List.of(call("outputStep")), List.of(call("abort", 0)), List.of());
+            case CollectorMergesChunkBoundary -> LincheckRun.scenario(List.of(call("addSession", 0), call("engineStep")),
+                    List.of(call("engineStep")), List.of(call("outputStep"), call("take", 0)), List.of());
             default -> throw new IllegalArgumentException(race + " is not a frontend race");
         };
     }

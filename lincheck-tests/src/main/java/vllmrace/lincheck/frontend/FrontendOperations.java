@@ -27,6 +27,8 @@ import vllmrace.model.frontend.SamplingParams;
 @Param(name = "id", gen = IntGen.class, conf = "0:1")
 public class FrontendOperations {
     static final int MAX_TOKENS = 2;
+    /** A session's chunks, each its token budget. */
+    static final int[] SESSION_CHUNKS = {1, 2};
     /** KV blocks: enough that every request of a scenario is scheduled every step, delay-freed ones included. */
     static final int NUM_GPU_BLOCKS = 64;
     private static volatile FixSet fixes = FixSet.all();
@@ -36,6 +38,8 @@ public class FrontendOperations {
     private final VllmInstance vllm;
     /** Per id, the collector of the last accepted add: what {@code generate()}'s cancellation of that request aborts. */
     private final RequestOutputCollector[] lastAdded = new RequestOutputCollector[2];
+    /** Every accepted add's collector, in order: FE5 is checked on each. */
+    private final java.util.List<RequestOutputCollector> collectors = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     public FrontendOperations() {
         RunRecorder.countInvocation();
@@ -62,7 +66,10 @@ public class FrontendOperations {
     }
 
     private String add(int id, SamplingParams params) {
-        var add = vllm.asyncLlm().addRequest(requestId(id), params).run();
+        return accepted(id, vllm.asyncLlm().addRequest(requestId(id), params).run());
+    }
+
+    private String accepted(int id, vllmrace.model.asyncio.Coroutine<RequestOutputCollector> add) {
         RuntimeException failure = add.failure();
         if (failure instanceof RequestAlreadyRunningException) {
             return "REJECTED";
@@ -71,6 +78,7 @@ public class FrontendOperations {
             throw failure;
         }
         lastAdded[id] = add.join();
+        collectors.add(lastAdded[id]);
         return "ACCEPTED";
     }
 
@@ -90,6 +98,21 @@ public class FrontendOperations {
     @Operation
     public String addStop(@Param(name = "id") int id) {
         return add(id, new SamplingParams(1, MAX_TOKENS, 1));
+    }
+
+    /** {@code AsyncLLM.add_request} with streaming input: a session of two chunks (1 and 2 tokens), both sent at once. */
+    @Operation
+    public String addSession(@Param(name = "id") int id) {
+        return accepted(id, vllm.asyncLlm().addStreamingRequest(requestId(id), SESSION_CHUNKS).run());
+    }
+
+    /** {@code generate()}'s loop takes what waits in the id's last accepted add's collector. */
+    @Operation
+    public void take(@Param(name = "id") int id) {
+        RequestOutputCollector added = lastAdded[id];
+        if (added != null) {
+            added.getNowait();
+        }
     }
 
     /** {@code AsyncLLM.abort} by the client's (external) id. */
@@ -128,6 +151,7 @@ public class FrontendOperations {
     @Validate
     public void noDetectorFired() {
         vllm.checkFrontendInvariants();
+        collectors.forEach(vllm::checkCollector);
         if (!vllm.violations().isEmpty()) {
             throw new IllegalStateException("invariant broken: " + vllm.violations());
         }

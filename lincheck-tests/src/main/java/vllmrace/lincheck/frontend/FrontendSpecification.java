@@ -30,9 +30,15 @@ public class FrontendSpecification {
     private int nextSuffix;
     private final ArrayDeque<String[]> inputSocket = new ArrayDeque<>();
     private final Map<String, Integer> engineTokens = new LinkedHashMap<>();
+    /** Each internal id's total tokens (a session's: the sum of its chunks'). */
+    private final Map<String, Integer> maxTokens = new LinkedHashMap<>();
     private final List<Output> outputs = new ArrayList<>();
 
     private String add(int id, int n, boolean stop) {
+        return add(id, n, stop, FrontendOperations.MAX_TOKENS);
+    }
+
+    private String add(int id, int n, boolean stop, int tokens) {
         String external = FrontendOperations.requestId(id);
         String assigned = uniqueInternalIds ? external + "-" + nextSuffix++ : external;
         List<String> internal = new ArrayList<>();
@@ -44,6 +50,7 @@ public class FrontendSpecification {
         }
         for (String child : internal) {
             states.put(child, external);
+            maxTokens.put(child, tokens);
             inputSocket.add(new String[] {"ADD", child});
         }
         if (stop) {
@@ -66,6 +73,15 @@ public class FrontendSpecification {
 
     public String addStop(int id) {
         return add(id, 1, true);
+    }
+
+    /** A session's chunk boundaries are outputs like any other here: it finishes after all its chunks' tokens. */
+    public String addSession(int id) {
+        return add(id, 1, false, java.util.Arrays.stream(FrontendOperations.SESSION_CHUNKS).sum());
+    }
+
+    public void take(int id) {
+        // what the caller takes is not an operation's result: FE5 is the validated invariant
     }
 
     public void abort(int id) {
@@ -112,7 +128,7 @@ public class FrontendSpecification {
         }
         for (String requestId : new ArrayList<>(engineTokens.keySet())) {
             int tokens = engineTokens.merge(requestId, 1, Integer::sum);
-            boolean finished = tokens >= FrontendOperations.MAX_TOKENS;
+            boolean finished = tokens >= maxTokens.get(requestId);
             outputs.add(new Output(requestId, tokens, finished));
             if (finished) {
                 engineTokens.remove(requestId);

@@ -18,6 +18,8 @@ public enum ViolationKind {
     LEAKED_PARENT_REQUEST("FE4", false),
     /** FE4, the converse: a child's frontend state names a parent {@code parent_requests} no longer holds. */
     CHILD_WITHOUT_PARENT_REQUEST("FE4", false),
+    /** FE5: a streaming-input session's chunk boundary was merged into a later output before its caller took it. */
+    CHUNK_BOUNDARY_LOST("FE5", false),
     /** SC1: {@code _free_request} (and so {@code connector.request_finished}) ran twice for one request. */
     DOUBLE_FREE_REQUEST("SC1", false),
     /** SC1, the converse: a request reached a finished status and {@code _free_request} never ran for it. */

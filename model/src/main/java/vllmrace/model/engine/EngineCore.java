@@ -138,8 +138,12 @@ public final class EngineCore {
     /** {@code EngineCore.add_request} → {@code Scheduler.add_request}. */
     private void addRequest(EngineCoreRequest request) {
         UpstreamPins.enter(UpstreamPin.ENGINE_CORE_ADD_REQUEST);
-        scheduler.addRequest(new Request(request.requestId(), request.arrivalTime(), request.numPromptTokens(), request.maxTokens(),
-                request.stopTokenAt()));
+        Request added = new Request(request.requestId(), request.arrivalTime(), request.numPromptTokens(), request.maxTokens(),
+                request.stopTokenAt());
+        if (!request.nextChunks().isEmpty()) {
+            added.queueChunks(request.nextChunks()); // a resumable session, its later chunks already in streaming_queue
+        }
+        scheduler.addRequest(added);
     }
 
     /** {@code EngineCore.abort_requests} → {@code Scheduler.finish_requests(ids, FINISHED_ABORTED)}. */

@@ -6,7 +6,17 @@ package vllmrace.model.engine;
  * {@code len(prompt_token_ids)}. {@code stopTokenAt} stands for {@code sampling_params.stop_token_ids} (and EOS) with
  * the model's output fixed in advance: the request's {@code stopTokenAt}-th output token is a stop token (0: none).
  */
-public record EngineCoreRequest(String requestId, long arrivalTime, int numPromptTokens, int maxTokens, int stopTokenAt) {
+public record EngineCoreRequest(String requestId, long arrivalTime, int numPromptTokens, int maxTokens, int stopTokenAt,
+                                java.util.List<Integer> nextChunks) {
+    /**
+     * A request; {@code nextChunks} are a streaming-input session's later chunks, each its token budget, already queued
+     * (upstream: later ADDs of the same id that {@code Scheduler.add_request} appends to {@code streaming_queue}); empty
+     * for every other request.
+     */
+    public EngineCoreRequest(String requestId, long arrivalTime, int numPromptTokens, int maxTokens, int stopTokenAt) {
+        this(requestId, arrivalTime, numPromptTokens, maxTokens, stopTokenAt, java.util.List.of());
+    }
+
     /** A request with an empty prompt (the frontend model's requests). */
     public EngineCoreRequest(String requestId, long arrivalTime, int maxTokens) {
         this(requestId, arrivalTime, 0, maxTokens);
@@ -29,6 +39,10 @@ public record EngineCoreRequest(String requestId, long arrivalTime, int numPromp
         }
         if (stopTokenAt < 0) {
             throw new IllegalArgumentException("stop_token_at must be >= 0 (0: no stop token), got " + stopTokenAt + " for request " + requestId);
+        }
+        nextChunks = java.util.List.copyOf(java.util.Objects.requireNonNull(nextChunks, "nextChunks"));
+        if (nextChunks.stream().anyMatch(tokens -> tokens <= 0)) {
+            throw new IllegalArgumentException("every chunk of a session has a positive token budget, got " + nextChunks + " for request " + requestId);
         }
     }
 

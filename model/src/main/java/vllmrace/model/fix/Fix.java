@@ -309,6 +309,18 @@ public enum Fix {
                             + "self.parent_requests.get(request_id)` branch (an abort by the parent's own id) and in _finish_request"),
             "OutputProcessor.abort_requests drops a parent request with its last aborted child"),
     /**
+     * #53861 (open), its bug 1: {@code RequestOutputCollector} becomes a small deque that never merges a new output into
+     * an entry that is finished or carries a {@code finish_reason}, so a streaming-input session's chunk boundary reaches
+     * the caller however far the producer runs ahead.
+     */
+    COLLECTOR_KEEPS_BOUNDARIES(
+            proposed("#53861", "open",
+                    "vllm/v1/engine/output_processor.py@d0782260 RequestOutputCollector.put: if self.output is None ...: "
+                            + "self.output = output; elif isinstance(self.output, RequestOutput) ...: self.output.add(output, "
+                            + "aggregate=self.aggregate); vllm/outputs.py RequestOutput.add: completion.finish_reason = "
+                            + "next_completion.finish_reason"),
+            "RequestOutputCollector.put never merges into an output that carries a finish reason"),
+    /**
      * #50789 (open; issue #58222): the NIXL worker's lease reaper scans every lease instead of stopping at the first that
      * has not expired, since heartbeats renew a lease in place and the map is not ordered by expiry.
      */

@@ -72,7 +72,7 @@ public final class AsyncLlm {
         UpstreamPins.enter(UpstreamPin.ASYNC_LLM_ADD_REQUEST);
         InvalidRequestIdException.check("AsyncLLM.add_request", requestId);
         Objects.requireNonNull(params, "params");
-        RequestOutputCollector queue = new RequestOutputCollector();
+        RequestOutputCollector queue = new RequestOutputCollector(fixes);
         EngineCoreRequest[] requests = new EngineCoreRequest[params.n()];
         ParentRequest[] parent = new ParentRequest[1];
         String[] assigned = new String[1];
@@ -99,6 +99,65 @@ public final class AsyncLlm {
                     .step("EngineCoreClient.add_request_async", () -> engineCore.addRequestAsync(requests[idx]));
         }
         return coroutine.returning(() -> queue);
+    }
+
+    /**
+     * {@code AsyncLLM.add_request} with streaming input (#28973, {@code _add_streaming_input_request}): a resumable
+     * session whose chunks, each its token budget, the caller's input generator has all yielded before the first one
+     * ends, with the final marker after them. Upstream each chunk is its own ADD of the same internal id, which
+     * {@code Scheduler.add_request} appends to the session's {@code streaming_queue} and {@code OutputProcessor} to its
+     * {@code input_chunk_queue}; the model sends one ADD carrying the later chunks in both queues. Two steps, as
+     * {@link #addRequest(String, SamplingParams)}.
+     *
+     * @throws InvalidRequestIdException for a null or empty id, before any state changes
+     * @throws IllegalArgumentException for fewer than two chunks or a budget below 1, before any state changes
+     */
+    public Coroutine<RequestOutputCollector> addStreamingRequest(String requestId, int... chunkTokens) {
+        InvalidRequestIdException.check("AsyncLLM.add_request", requestId);
+        if (chunkTokens == null || chunkTokens.length < 2 || java.util.Arrays.stream(chunkTokens).anyMatch(t -> t < 1)) {
+            throw new IllegalArgumentException("AsyncLLM.add_request: a streaming session has at least two chunks, each of at "
+                    + "least one token, got " + (chunkTokens == null ? "null" : java.util.Arrays.toString(chunkTokens)));
+        }
+        UpstreamPins.enter(UpstreamPin.ASYNC_LLM_ADD_REQUEST);
+        RequestOutputCollector queue = new RequestOutputCollector(fixes);
+        List<Integer> later = java.util.Arrays.stream(chunkTokens).skip(1).boxed().toList();
+        EngineCoreRequest[] request = new EngineCoreRequest[1];
+        return Coroutine.builder(loop, "add_request(" + requestId + ", streaming input)")
+                .step("OutputProcessor.add_request", () -> {
+                    String internalId = assignRequestId(requestId);
+                    queue.bindRequestId(internalId);
+                    request[0] = new EngineCoreRequest(internalId, ++arrivalClock, 0, chunkTokens[0], 0, later);
+                    outputProcessor.addRequest(request[0], requestId, null, 0, queue, 0);
+                })
+                .await(FrontendAwaits.ADD_SEND)
+                .step("EngineCoreClient.add_request_async", () -> engineCore.addRequestAsync(request[0]))
+                .returning(() -> queue);
+    }
+
+    /**
+     * {@code generate()}'s loop taking what waits for it: {@code out = q.get_nowait() or await q.get()}, then {@code yield
+     * out} to its caller; one step per take. {@code outputs} receives what it took (nothing when nothing waited: upstream
+     * it would await the next put).
+     */
+    public Coroutine<Void> takeOutputs(RequestOutputCollector queue, int takes, List<RequestOutputCollector.Output> outputs) {
+        Objects.requireNonNull(queue, "queue");
+        Objects.requireNonNull(outputs, "outputs");
+        if (takes < 1) {
+            throw new IllegalArgumentException("takeOutputs: takes must be at least 1, got " + takes);
+        }
+        Coroutine.Builder coroutine = Coroutine.builder(loop, "generate(" + queue.requestId() + ")");
+        for (int i = 0; i < takes; i++) {
+            if (i > 0) {
+                coroutine.await(FrontendAwaits.CALLER_TAKES_OUTPUT);
+            }
+            coroutine.step("RequestOutputCollector.get", () -> {
+                RequestOutputCollector.Output out = queue.getNowait();
+                if (out != null) {
+                    outputs.add(out);
+                }
+            });
+        }
+        return coroutine.build();
     }
 
     /** {@link InputProcessor#assignRequestId}, numbering this instance's ADDs. */
@@ -144,6 +203,27 @@ public final class AsyncLlm {
      */
     public Coroutine<List<String>> abortThen(String requestId, String nextStep, int times, Runnable next) {
         return abortThen(requestId, false, nextStep, times, next);
+    }
+
+    /**
+     * Scenario composition, no upstream function of its own: EngineCore's busy loop going round {@code times} times as one
+     * actor ({@code iteration} each time), ordered with the frontend's steps on this loop (each iteration atomic).
+     *
+     * @throws IllegalArgumentException when {@code times} is below 1
+     */
+    public Coroutine<Void> engineCoreIterations(int times, Runnable iteration) {
+        Objects.requireNonNull(iteration, "iteration");
+        if (times < 1) {
+            throw new IllegalArgumentException("engineCoreIterations: times must be at least 1, got " + times);
+        }
+        Coroutine.Builder coroutine = Coroutine.builder(loop, "EngineCore busy loop");
+        for (int i = 0; i < times; i++) {
+            if (i > 0) {
+                coroutine.await(FrontendAwaits.ENGINE_CORE_STEP);
+            }
+            coroutine.step("EngineCore.run_busy_loop", iteration);
+        }
+        return coroutine.build();
     }
 
     /** As {@link #abortThen(String, String, int, Runnable)}, the id internal or not ({@link #abort(String, boolean)}). */

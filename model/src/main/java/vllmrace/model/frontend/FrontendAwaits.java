@@ -48,6 +48,15 @@ public final class FrontendAwaits {
     /** Between the frontend's last step and EngineCore's busy loop going round, or between two of its iterations. */
     public static final Await ENGINE_CORE_STEP = Await.always(
             "EngineCore is another process: its busy loop goes round whenever it likes, between any two frontend steps");
+    /** Between two takes of {@code generate()}'s loop: it yields each output to its caller (the HTTP stream). */
+    public static final Await CALLER_TAKES_OUTPUT = Await.always(
+            "async_llm.py generate: yield out: the output goes to the caller's stream, and the loop's next await q.get() "
+                    + "suspends until a put");
+    /** Between the output handler's pass and the next frontend task: its get_output_async on an empty queue. */
+    public static final Await HANDLER_WAITS_FOR_OUTPUTS = Await.always(
+            "async_llm.py output_handler: outputs = await engine_core.get_output_async() on an empty outputs_queue: the "
+                    + "handler suspends and generate() runs (while a batch waits it does not: the model's pass takes every "
+                    + "waiting batch)");
     /** Between two API calls of one client (its abort, then its re-add). */
     public static final Await CLIENT_NEXT_CALL = Await.always(
             "the client's next API call: a new request on the server, awaited by a new task (and add_request awaits "

@@ -85,8 +85,10 @@ public final class OutputProcessor {
         if (requestStates.containsKey(request.requestId())) {
             throw new RequestAlreadyRunningException(request.requestId());
         }
-        requestStates.put(request.requestId(), new RequestState(request.requestId(), externalReqId, request.arrivalTime(),
-                queue, parentReq, requestIndex, stopAfterTokens));
+        RequestState state = new RequestState(request.requestId(), externalReqId, request.arrivalTime(),
+                queue, parentReq, requestIndex, stopAfterTokens);
+        state.queueInputChunks(request.nextChunks().size()); // a streaming-input session's later chunks
+        requestStates.put(request.requestId(), state);
         externalReqIds.computeIfAbsent(externalReqId, k -> new ArrayList<>()).add(request.requestId());
         if (parentReq != null) {
             parentRequests.put(parentReq.requestId(), parentReq);
@@ -200,6 +202,13 @@ public final class OutputProcessor {
             }
             boolean stopStringFound = state.detokenize(output.newTokens());
             String finishReason = output.finishReason();
+            if (finishReason != null && state.streamingInput()) {
+                // streaming input (#28973): request_output.finished = False; a finish reason ends the chunk, the next
+                // queued chunk becomes current (input_chunk_queue.popleft()), and the request runs on
+                state.nextInputChunk();
+                state.queue().put(output.newTokens(), finishReason, false);
+                continue;
+            }
             boolean finishedInFrontend = finishReason == null && stopStringFound;
             if (finishedInFrontend) {
                 finishReason = FINISH_REASON_STOP;

@@ -21,6 +21,8 @@ public final class RequestState {
     private final int stopAfterTokens;
     private int numOutputTokens;
     private boolean finishedInFrontend;
+    /** {@code input_chunk_queue}: a streaming-input session's chunks still to come (0 for every other request). */
+    private int inputChunksQueued;
 
     RequestState(String requestId, String externalReqId, long arrivalTime, RequestOutputCollector queue,
                  ParentRequest parentReq, int requestIndex, int stopAfterTokens) {
@@ -78,6 +80,20 @@ public final class RequestState {
 
     void markFinishedInFrontend() {
         finishedInFrontend = true;
+    }
+
+    /** Whether this is a streaming-input session with a chunk still queued: a finish reason then ends a chunk, not it. */
+    public boolean streamingInput() {
+        return inputChunksQueued > 0;
+    }
+
+    void queueInputChunks(int chunks) {
+        inputChunksQueued = chunks;
+    }
+
+    /** {@code input_chunk_queue.popleft()} and {@code apply_streaming_update}: the next chunk is the current one. */
+    void nextInputChunk() {
+        inputChunksQueued--;
     }
 
     @Override

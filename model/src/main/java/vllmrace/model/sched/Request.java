@@ -18,8 +18,10 @@ public final class Request {
     private final String requestId;
     private final long arrivalTime;
     private final int numPromptTokens;
-    private final int maxTokens;
+    private int maxTokens;
     private final int stopTokenAt;
+    /** A streaming-input session's queued chunks (their token budgets): {@code streaming_queue}; null unless resumable. */
+    private java.util.ArrayDeque<Integer> streamingQueue;
     private RequestStatus status = RequestStatus.WAITING;
     private int numComputedTokens;
     private int numOutputTokens;
@@ -70,6 +72,33 @@ public final class Request {
         this.numPromptTokens = numPromptTokens;
         this.maxTokens = maxTokens;
         this.stopTokenAt = stopTokenAt;
+    }
+
+    /**
+     * Makes this request a streaming-input session ({@code resumable}, #28973) with {@code chunks} queued after the
+     * current one, each its token budget.
+     *
+     * @throws IllegalArgumentException for a budget below 1
+     */
+    public void queueChunks(java.util.List<Integer> chunks) {
+        if (chunks.stream().anyMatch(tokens -> tokens == null || tokens <= 0)) {
+            throw new IllegalArgumentException("every chunk of a session has a positive token budget, got " + chunks + " for " + requestId);
+        }
+        streamingQueue = new java.util.ArrayDeque<>(chunks);
+    }
+
+    /**
+     * {@code Scheduler._handle_stopped_request} for a session that stopped by length: when a chunk is queued, pop it and
+     * run on ({@code _update_request_as_session}: the next chunk's budget; the model keeps the request running instead of
+     * re-queueing it to waiting) and return true; false when the stop is final.
+     */
+    public boolean startNextChunk() {
+        if (streamingQueue == null || streamingQueue.isEmpty() || status != RequestStatus.FINISHED_LENGTH_CAPPED) {
+            return false;
+        }
+        maxTokens += streamingQueue.poll();
+        status = RequestStatus.RUNNING;
+        return true;
     }
 
     /** The output token that is a stop token (1-based), or {@link #NO_STOP_TOKEN} when the request stops by length only. */

@@ -268,9 +268,10 @@ public final class Scheduler {
                 continue; // "Async scheduling: ... the previous step has reached request.max_tokens" (never with Scheduler)
             }
             if (!kind.reservesPlaceholders()
-                    && request.numComputedTokens() >= request.numPromptTokens() + request.numOutputTokens()) {
+                    && request.numComputedTokens() >= Math.max(1, request.numPromptTokens()) + request.numOutputTokens()) {
                 // num_new_tokens = num_tokens_with_spec + num_output_placeholders - num_computed_tokens == 0: the sync
                 // Scheduler has no placeholder to decode from while the step that samples the next token is in flight
+                // (an empty-prompt model request's first scheduled token stands for its one-token prompt)
                 reqIndex++;
                 continue;
             }
@@ -485,12 +486,13 @@ public final class Scheduler {
                 }
             }
             request.appendOutputToken();
-            String finishReason = checkStop(request);
-            if (finishReason != null) {
+            String finishReason = checkStop(request); // captured before _handle_stopped_request may start the next chunk
+            boolean finished = finishReason != null && !request.startNextChunk();
+            if (finished) {
                 stopped.add(request);
                 freeRequest(request, false);
             }
-            outputs.add(new EngineCoreOutput(request.requestId(), request.arrivalTime(), 1, finishReason));
+            outputs.add(new EngineCoreOutput(request.requestId(), request.arrivalTime(), 1, finishReason, finished));
         }
         running.removeAll(stopped);
         waiting.removeAll(stopped);

@@ -44,6 +44,9 @@ class FrontendAwaitsTest {
             all.add(vllm.asyncLlm().abort("X", true));
             all.add(vllm.asyncLlm().abortThen("X", "EngineCore busy loop", 2, () -> { }));
             all.add(vllm.asyncLlm().outputHandler());
+            all.add(vllm.asyncLlm().addStreamingRequest("S", 1, 2));
+            all.add(vllm.asyncLlm().takeOutputs(new RequestOutputCollector(fixes), 2, new ArrayList<>()));
+            all.add(vllm.asyncLlm().engineCoreIterations(2, () -> { }));
         }
         return all;
     }
@@ -73,16 +76,17 @@ class FrontendAwaitsTest {
                 used.add(boundary.await());
             }
         }
-        used.add(FrontendAwaits.CLIENT_NEXT_CALL); // a scenario's own composition (Coroutine.sequence)
+        used.add(FrontendAwaits.CLIENT_NEXT_CALL); // scenarios' own compositions (Coroutine.sequence)
+        used.add(FrontendAwaits.HANDLER_WAITS_FOR_OUTPUTS);
         assertEquals(declared, used, "every declared await stands at some boundary");
     }
 
     @Test
-    void withNoConditionHoldingOnlyEngineCoreStepsSplitAFrontendCoroutine() {
+    void withNoConditionHoldingOnlyAlwaysAwaitsSplitAFrontendCoroutine() {
         for (Coroutine<?> coroutine : everyCoroutine(NO_CONDITION)) {
             long yielding = coroutine.boundaries().stream().filter(Coroutine.Boundary::yields).count();
             assertTrue(coroutine.boundaries().stream().filter(Coroutine.Boundary::yields)
-                    .allMatch(b -> b.await() == FrontendAwaits.ENGINE_CORE_STEP), coroutine.task() + ": " + coroutine.boundaries());
+                    .allMatch(b -> b.await().kind() == Await.Kind.ALWAYS), coroutine.task() + ": " + coroutine.boundaries());
             assertEquals(yielding + 1, coroutine.stepCount(), coroutine.task());
         }
         VllmInstance vllm = new VllmInstance(FixSet.all(), NO_CONDITION);
