@@ -21,9 +21,10 @@ public enum LinearizabilityCheck {
     FRONTEND(Component.FRONTEND, "AsyncLLM.add_request (n 1, n 2, a stop string, a streaming-input session), generate()'s take, the client's abort by external id, generate()'s "
             + "cancellation by internal id, EngineCore busy loop over KV blocks with an async-saving connector, saves finishing, "
             + "output handler; every await suspending (each race's reported cell: its own yield conditions); FE1, FE2, FE4 and "
-            + "the scheduler's detectors validated",
+            + "the scheduler's detectors validated; and a data-parallel set-up (client requests, pause, resume, the ranks' lockstep "
+            + "iteration, the drain once the ranks are quiescent; LV3 and LV4)",
             List.of(Race.DuplicateIdAbortWindow, Race.StopStringLateAbort, Race.DelayFreedIdReuse, Race.ConcurrentAbortKillsReadd,
-                    Race.ParentRequestLeakOnAbort, Race.CollectorMergesChunkBoundary),
+                    Race.ParentRequestLeakOnAbort, Race.CollectorMergesChunkBoundary, Race.DpPauseLatchStuck, Race.StaleWaveWakesPausedRank),
             (fixes, focus) -> focus == null ? FrontendLinearizability.check(fixes) : FrontendLinearizability.check(fixes, focus)),
     SCHEDULER(Component.SCHEDULER, "add, schedule, model output, abort, transfer completion; SC1-SC5 validated",
             List.of(Race.DoubleFreeOnAbortedAsyncSave, Race.AbortOfFinishedDelayFreed, Race.AbortLosesToFinalStep,

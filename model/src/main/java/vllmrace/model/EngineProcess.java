@@ -70,8 +70,8 @@ public final class EngineProcess implements Wired {
     public static final class Builder {
         private final FixSet fixes;
         private final Configuration config;
-        private final ViolationLog violations = new ViolationLog();
-        private final StepLog stepLog = new StepLog();
+        private ViolationLog violations = new ViolationLog();
+        private StepLog stepLog = new StepLog();
         private BlockPool blockPool;
         private KvCacheManager kvCacheManager;
         private int batchQueueSize = 1;
@@ -102,6 +102,22 @@ public final class EngineProcess implements Wired {
          *
          * @throws IllegalArgumentException for {@code size < 1}
          */
+        /**
+         * Another process of one deployment (a data-parallel rank): it logs its steps and detector findings to
+         * {@code first}'s logs, so a run's interleaving and verdict cover every process. Call before {@link #kvCache}.
+         *
+         * @throws IllegalStateException after {@link #kvCache}, whose pool records to this builder's own log
+         */
+        public Builder sharingLogsWith(EngineProcess first) {
+            Objects.requireNonNull(first, "first");
+            if (blockPool != null) {
+                throw new IllegalStateException("share the logs before kvCache(numGpuBlocks)");
+            }
+            violations = first.violations();
+            stepLog = first.stepLog();
+            return this;
+        }
+
         public Builder batchQueueSize(int size) {
             if (size < 1) {
                 throw new IllegalArgumentException("batchQueueSize must be >= 1, got " + size);

@@ -28,6 +28,8 @@ import vllmrace.races.connector.SiblingHandleWritesAfterFailureScenario;
 import vllmrace.races.frontend.CollectorMergesChunkBoundaryScenario;
 import vllmrace.races.frontend.ConcurrentAbortKillsReaddScenario;
 import vllmrace.races.frontend.DelayFreedIdReuseScenario;
+import vllmrace.races.frontend.DpPauseLatchStuckScenario;
+import vllmrace.races.frontend.StaleWaveWakesPausedRankScenario;
 import vllmrace.races.frontend.DuplicateIdAbortWindowScenario;
 import vllmrace.races.frontend.ParentRequestLeakOnAbortScenario;
 import vllmrace.races.frontend.StopStringLateAbortScenario;
@@ -354,7 +356,25 @@ public enum Race {
             Window.ORDER,
             CollectorMergesChunkBoundaryScenario.Outcome.class,
             (fixes, config, p) -> new CollectorMergesChunkBoundaryScenario(fixes, config, p),
-            List.of(Params.DEFAULT, Params.of("priorUse", 1), Params.of("c1Tokens", 2)));
+            List.of(Params.DEFAULT, Params.of("priorUse", 1), Params.of("c1Tokens", 2))),
+    DpPauseLatchStuck(
+            Component.FRONTEND,
+            "PR #51481 (merged; RFC #51476)",
+            Closers.of(Fix.DP_WAKE_DOES_NOT_ASSUME_RUNNING),
+            Expectation.BUG_FOUND,
+            Window.ORDER,
+            DpPauseLatchStuckScenario.Outcome.class,
+            (fixes, config, p) -> new DpPauseLatchStuckScenario(fixes, config, p),
+            List.of(Params.DEFAULT, Params.of("priorUse", 1), Params.of("maxTokens", 2))),
+    StaleWaveWakesPausedRank(
+            Component.FRONTEND,
+            "PR #39366 (merged); #38761",
+            Closers.of(Fix.DP_TWO_PHASE_PAUSE),
+            Expectation.BUG_FOUND,
+            Window.ORDER,
+            StaleWaveWakesPausedRankScenario.Outcome.class,
+            (fixes, config, p) -> new StaleWaveWakesPausedRankScenario(fixes, config, p),
+            List.of(Params.DEFAULT, Params.of("priorUse", 1), Params.of("maxTokens", 2)));
 
     /** Builds a race's scenario: the fixes ON, the deployment's configuration, a point of its family. */
     @FunctionalInterface

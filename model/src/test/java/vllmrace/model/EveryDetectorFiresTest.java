@@ -69,6 +69,28 @@ class EveryDetectorFiresTest {
         });
         SITUATIONS.put(ViolationKind.LEAKED_PARENT_REQUEST, () -> quiescent(FrontendSeams.parentOutlivesItsChildren()));
         SITUATIONS.put(ViolationKind.CHILD_WITHOUT_PARENT_REQUEST, () -> quiescent(FrontendSeams.childOutlivesItsParent()));
+        SITUATIONS.put(ViolationKind.DRAIN_NEVER_RETURNS, () -> {
+            // #51481 off: the coordinator sets engines_running on a wake that paused ranks ignore
+            vllmrace.model.dp.DpDeployment dp = new vllmrace.model.dp.DpDeployment(FixSet.all().without(Fix.DP_WAKE_DOES_NOT_ASSUME_RUNNING),
+                    vllmrace.model.deploy.Configuration.DEFAULT);
+            dp.pauseGeneration();
+            dp.iterate(); // pause consensus: START ignored from now on
+            dp.addRequest("X", 1);
+            while (dp.iterate()) {
+                // nothing steps
+            }
+            dp.checkQuiescence();
+            return dp.violations().all();
+        });
+        SITUATIONS.put(ViolationKind.DP_STEP_WITHOUT_PEER, () -> {
+            // #39366 off: a START on its way wakes rank 0 after both ranks paused at once
+            vllmrace.model.dp.DpDeployment dp = new vllmrace.model.dp.DpDeployment(FixSet.all().without(Fix.DP_TWO_PHASE_PAUSE),
+                    vllmrace.model.deploy.Configuration.DEFAULT);
+            dp.addRequest("X", 1);
+            dp.pauseGeneration();
+            dp.iterate();
+            return dp.violations().all();
+        });
         SITUATIONS.put(ViolationKind.CHUNK_BOUNDARY_LOST, () -> {
             VllmInstance vllm = new VllmInstance(FixSet.none());
             vllmrace.model.frontend.RequestOutputCollector queue = vllm.asyncLlm().addStreamingRequest("X", 1, 2).run().join();

@@ -37,7 +37,37 @@ public final class FrontendLinearizability {
      * shape, then random scenarios.
      */
     public static LincheckResult check(FixSet fixes) {
-        return check(fixes, EVERY_AWAIT_YIELDS, TestAsyncConnector.SavePolicy.ALWAYS, vllmrace.races.frontend.FrontendYields.races());
+        List<Race> asyncLlm = vllmrace.races.frontend.FrontendYields.races().stream().filter(r -> !DP_RACES.contains(r)).toList();
+        LincheckResult frontend = check(fixes, EVERY_AWAIT_YIELDS, TestAsyncConnector.SavePolicy.ALWAYS, asyncLlm);
+        if (frontend.failed()) {
+            return frontend;
+        }
+        LincheckResult dp = checkDp(fixes, Configuration.DEFAULT, DP_RACES);
+        if (dp.failed()) {
+            return dp;
+        }
+        return new LincheckResult("frontend linearizability " + fixes + " (AsyncLLM, every await suspending; data-parallel)", false,
+                frontend.invocations() + dp.invocations(), frontend.budget() + dp.budget(), frontend.wallMillis() + dp.wallMillis(),
+                "", "", List.of(), List.of(), LincheckResult.Coverage.UNKNOWN, java.util.Map.of(), java.util.Map.of(), null, List.of());
+    }
+
+    /** The data-parallel races: checked on {@link DpOperations} against {@link DpSpecification}. */
+    public static final List<Race> DP_RACES = List.of(Race.DpPauseLatchStuck, Race.StaleWaveWakesPausedRank);
+
+    /** The data-parallel part: the races' shapes first, then random scenarios of client, pause, resume and ranks. */
+    static LincheckResult checkDp(FixSet fixes, Configuration configuration, List<Race> races) {
+        DpOperations.configure(fixes, configuration);
+        int iterations = LincheckRun.scaled(ITERATIONS);
+        ModelCheckingOptions options = LincheckRun.modelChecking(INVOCATIONS_PER_ITERATION);
+        races.forEach(race -> options.addCustomScenario(shape(race)));
+        options.iterations(iterations)
+                .threads(2)
+                .actorsPerThread(2)
+                .actorsBefore(1)
+                .actorsAfter(1)
+                .sequentialSpecification(DpSpecification.class);
+        return LincheckRun.check("frontend linearizability, data-parallel " + fixes, DpOperations.class, options,
+                (iterations + races.size()) * INVOCATIONS_PER_ITERATION);
     }
 
     /**
@@ -46,6 +76,9 @@ public final class FrontendLinearizability {
      * cell fails on its own invariant rather than on DelayFreedIdReuse's collision.
      */
     public static LincheckResult check(FixSet fixes, Race focus) {
+        if (DP_RACES.contains(focus)) {
+            return checkDp(fixes, focus.configuration(), List.of(focus));
+        }
         return check(fixes, focus.configuration(), savePolicy(focus), List.of(focus));
     }
 
@@ -83,10 +116,18 @@ public final class FrontendLinearizability {
                     List.of(call("cancel", 0)), List.of(call("abort", 0), call("addRequest", 0)), List.of(call("engineStep")));
             case ParentRequestLeakOnAbort -> LincheckRun.scenario(List.of(call("addParallel", 0), call("engineStep")),
                     List.of(call("outputStep")), List.of(call("abort", 0)), List.of());
+            case DpPauseLatchStuck -> LincheckRun.scenario(List.of(), List.of(dp("pause"), dp("ranksStep")), List.of(dp("addRequest")),
+                    List.of(dp("drainAfterQuiescence")));
+            case StaleWaveWakesPausedRank -> LincheckRun.scenario(List.of(), List.of(dp("addRequest"), dp("ranksStep")), List.of(dp("pause")),
+                    List.of(dp("drainAfterQuiescence")));
             case CollectorMergesChunkBoundary -> LincheckRun.scenario(List.of(call("addSession", 0), call("engineStep")),
                     List.of(call("engineStep")), List.of(call("outputStep"), call("take", 0)), List.of());
             default -> throw new IllegalArgumentException(race + " is not a frontend race");
         };
+    }
+
+    private static org.jetbrains.kotlinx.lincheck.Actor dp(String operation) {
+        return LincheckRun.call(DpOperations.class, operation);
     }
 
     private static org.jetbrains.kotlinx.lincheck.Actor call(String operation, Object... args) {

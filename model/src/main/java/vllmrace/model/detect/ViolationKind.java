@@ -99,7 +99,17 @@ public enum ViolationKind {
      * LV2, LEAK (bounded liveness): every transfer completed, and k more busy-loop iterations changed nothing, yet a
      * finished request still holds blocks in {@code requests}: no pending event will release them.
      */
-    REQUEST_LEAKED("LV2", false);
+    REQUEST_LEAKED("LV2", false),
+    /**
+     * LV3: the DP coordinator (and so the client's {@code dp_engines_running()}) says engines are running while no rank
+     * steps: {@code wait_for_requests_to_drain} polls until its timeout and never returns.
+     */
+    DRAIN_NEVER_RETURNS("LV3", false),
+    /**
+     * LV4: a data-parallel rank runs a step, whose per-step collective needs every rank of its group, while a peer does
+     * not step (paused, idle and ignoring the wave): the collective never completes (upstream: the NCCL watchdog).
+     */
+    DP_STEP_WITHOUT_PEER("LV4", false);
 
     private final String invariant;
     private final boolean killsEngine;

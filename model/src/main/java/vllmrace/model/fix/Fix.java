@@ -309,6 +309,28 @@ public enum Fix {
                             + "self.parent_requests.get(request_id)` branch (an abort by the parent's own id) and in _finish_request"),
             "OutputProcessor.abort_requests drops a parent request with its last aborted child"),
     /**
+     * #39366 (merged): the two-phase DP pause. {@code pause_scheduler} on a DP rank keeps it stepping dummy batches with
+     * {@code pending_pause} until every rank reaches pause consensus in the {@code sync_dp_state} all-reduce; from then
+     * on the rank ignores {@code START_DP_WAVE}, so a stale wave cannot wake one paused rank alone.
+     */
+    DP_TWO_PHASE_PAUSE(
+            mergedFromText("#39366", "\"_pause_complete: self.pending_pause = True; self.engines_running = True; return False\"; "
+                            + "\"if pause_consensus: self.ignore_start_dp_wave = True\"; START_DP_WAVE: \"if self.ignore_start_dp_wave: "
+                            + "return\" (vllm/v1/engine/core.py DPEngineCoreProc, read in verbatim copies of the merged code)",
+                    "DPEngineCoreProc pauses only at all-rank consensus and then ignores START_DP_WAVE"),
+            "a DP rank's pause completes at all-rank consensus, after which START_DP_WAVE is ignored"),
+    /**
+     * #51481 (merged; part 1 of RFC #51476): the DP coordinator no longer sets {@code engines_running = True} when it
+     * forwards a front-end wake ("True is a prediction. False is an observation."); True comes only from an engine that
+     * reports it started a wave.
+     */
+    DP_WAKE_DOES_NOT_ASSUME_RUNNING(
+            mergedFromText("#51481", "\"Don't assume the engines started when forwarding a wake\"; before it "
+                            + "vllm/v1/engine/coordinator.py@de4c1fcb: if not self.engines_running: ... self.engines_running = True; "
+                            + "self._send_start_wave(publish_back, self.current_wave, engine_to_exclude)",
+                    "DPCoordinatorProc forwards START_DP_WAVE on a front-end wake without setting engines_running"),
+            "the DP coordinator sets engines_running only when an engine reports it started a wave"),
+    /**
      * #53861 (open), its bug 1: {@code RequestOutputCollector} becomes a small deque that never merges a new output into
      * an entry that is finished or carries a {@code finish_reason}, so a streaming-input session's chunk boundary reaches
      * the caller however far the producer runs ahead.
