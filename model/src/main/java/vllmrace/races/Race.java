@@ -11,6 +11,7 @@ import vllmrace.model.deploy.Profile;
 import vllmrace.model.fix.Fix;
 import vllmrace.model.fix.FixSet;
 import vllmrace.races.connector.BidirectionalTurn2ReadsExpiredScenario;
+import vllmrace.races.connector.CancelBeforeSubmitStrandsPrefillScenario;
 import vllmrace.races.connector.ExtraAsyncSavesDedupScenario;
 import vllmrace.races.connector.ExtraSaveCountNeverDrainedScenario;
 import vllmrace.races.connector.LateLoadCompletionUnionScenario;
@@ -357,6 +358,15 @@ public enum Race {
             CollectorMergesChunkBoundaryScenario.Outcome.class,
             (fixes, config, p) -> new CollectorMergesChunkBoundaryScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of("priorUse", 1), Params.of("c1Tokens", 2))),
+    CancelBeforeSubmitStrandsPrefill(
+            Component.CONNECTOR,
+            "#50425 (open; Mooncake); cf. #41269",
+            Closers.of(Fix.NOTIFY_REJECT_ON_PRE_ADD_CANCEL),
+            Expectation.BUG_FOUND,
+            Window.ORDER,
+            CancelBeforeSubmitStrandsPrefillScenario.Outcome.class,
+            (fixes, config, p) -> new CancelBeforeSubmitStrandsPrefillScenario(fixes, config, p),
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("maxTokens", 2))),
     DpPauseLatchStuck(
             Component.FRONTEND,
             "PR #51481 (merged; RFC #51476)",

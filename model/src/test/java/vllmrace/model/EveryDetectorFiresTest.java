@@ -69,6 +69,14 @@ class EveryDetectorFiresTest {
         });
         SITUATIONS.put(ViolationKind.LEAKED_PARENT_REQUEST, () -> quiescent(FrontendSeams.parentOutlivesItsChildren()));
         SITUATIONS.put(ViolationKind.CHILD_WITHOUT_PARENT_REQUEST, () -> quiescent(FrontendSeams.childOutlivesItsParent()));
+        SITUATIONS.put(ViolationKind.PREFILL_BLOCKS_STRANDED, () -> {
+            vllmrace.races.RaceScenario scenario = vllmrace.races.Race.CancelBeforeSubmitStrandsPrefill.scenario(
+                    FixSet.all().without(Fix.NOTIFY_REJECT_ON_PRE_ADD_CANCEL));
+            scenario.actor2().run(); // the client disconnects before generate() added R
+            scenario.actor1().run();
+            scenario.arbiter();
+            return scenario.violations();
+        });
         SITUATIONS.put(ViolationKind.DRAIN_NEVER_RETURNS, () -> {
             // #51481 off: the coordinator sets engines_running on a wake that paused ranks ignore
             vllmrace.model.dp.DpDeployment dp = new vllmrace.model.dp.DpDeployment(FixSet.all().without(Fix.DP_WAKE_DOES_NOT_ASSUME_RUNNING),

@@ -57,17 +57,20 @@ public final class FrontendLinearizability {
     /** The data-parallel part: the races' shapes first, then random scenarios of client, pause, resume and ranks. */
     static LincheckResult checkDp(FixSet fixes, Configuration configuration, List<Race> races) {
         DpOperations.configure(fixes, configuration);
+        return run("frontend linearizability, data-parallel " + fixes, DpOperations.class, DpSpecification.class, races, 2, 1);
+    }
+
+    /**
+     * Model checking of {@code operations} against {@code specification}: the shapes of {@code races} first, then random
+     * scenarios of two threads of {@code perThread} operations, {@code around} before and after.
+     */
+    private static LincheckResult run(String name, Class<?> operations, Class<?> specification, List<Race> races, int perThread, int around) {
         int iterations = LincheckRun.scaled(ITERATIONS);
         ModelCheckingOptions options = LincheckRun.modelChecking(INVOCATIONS_PER_ITERATION);
         races.forEach(race -> options.addCustomScenario(shape(race)));
-        options.iterations(iterations)
-                .threads(2)
-                .actorsPerThread(2)
-                .actorsBefore(1)
-                .actorsAfter(1)
-                .sequentialSpecification(DpSpecification.class);
-        return LincheckRun.check("frontend linearizability, data-parallel " + fixes, DpOperations.class, options,
-                (iterations + races.size()) * INVOCATIONS_PER_ITERATION);
+        options.iterations(iterations).threads(2).actorsPerThread(perThread).actorsBefore(around).actorsAfter(around)
+                .sequentialSpecification(specification);
+        return LincheckRun.check(name, operations, options, (iterations + races.size()) * INVOCATIONS_PER_ITERATION);
     }
 
     /**
@@ -90,17 +93,8 @@ public final class FrontendLinearizability {
     /** The check under {@code fixes}, {@code configuration} and connector: the shapes of {@code races} first, then random ones. */
     public static LincheckResult check(FixSet fixes, Configuration configuration, TestAsyncConnector.SavePolicy savePolicy, List<Race> races) {
         FrontendOperations.configure(fixes, configuration, savePolicy);
-        int iterations = LincheckRun.scaled(ITERATIONS);
-        ModelCheckingOptions options = LincheckRun.modelChecking(INVOCATIONS_PER_ITERATION);
-        races.forEach(race -> options.addCustomScenario(shape(race)));
-        options.iterations(iterations)
-                .threads(2)
-                .actorsPerThread(3)
-                .actorsBefore(2)
-                .actorsAfter(2)
-                .sequentialSpecification(FrontendSpecification.class);
-        return LincheckRun.check("frontend linearizability " + fixes + " (" + configuration + ")", FrontendOperations.class, options,
-                (iterations + races.size()) * INVOCATIONS_PER_ITERATION);
+        return run("frontend linearizability " + fixes + " (" + configuration + ")", FrontendOperations.class,
+                FrontendSpecification.class, races, 3, 2);
     }
 
     /** A race's own shape: its set-up as the initial part, its two actors as the threads, EngineCore after. */

@@ -88,6 +88,11 @@ public enum ViolationKind {
      * got an empty block list: the hand-off sends nothing, and the decode side never gets the KV (#50297).
      */
     EMPTY_KV_HANDOFF("CN3", false),
+    /**
+     * CN4: the prefill side holds a finished request's blocks for a remote read that no decode request will ever make
+     * (it was cancelled and nothing told the prefill side): only the lease timeout frees them.
+     */
+    PREFILL_BLOCKS_STRANDED("CN4", false),
     /** An upstream assert on the EngineCore busy loop fired: the engine is dead. */
     ENGINE_ASSERT("engine", true),
     /**

@@ -376,6 +376,17 @@ public enum Fix {
      * READ at or after it (the read fails; {@code kv_load_failure_policy} applies), instead of copying whatever the freed
      * blocks hold.
      */
+    /**
+     * The suite's proposal for #50425: {@code AsyncLLM.generate}'s cancellation handler, when the request never reached
+     * {@code add_request}'s end ({@code q is None}) and carries {@code do_remote_prefill}, sends #41269's rejection notice
+     * ({@code notify_kv_transfer_request_rejected}), so the prefill side releases the blocks it holds for it.
+     */
+    NOTIFY_REJECT_ON_PRE_ADD_CANCEL(
+            suite("#50425 (open; no PR)",
+                    "#41269 (merged: notify_kv_transfer_request_rejected on every pre-admission rejection path with do_remote_prefill)",
+                    "async_llm.py@00080ee1 generate: except (asyncio.CancelledError, GeneratorExit): if q is not None: await "
+                            + "self.abort(q.request_id, internal=True); with q None nothing reaches the engine or the prefill side"),
+            "a decode request cancelled before its EngineCore add sends the prefill side the rejection notice"),
     DECLINE_EXPIRED_REMOTE_READ(
             suite("LeaseExpiredReadAfterFree (aws-samples/aws-do-eks#84, vllm-project/aibrix#1772; no upstream issue found)",
                     "#47021 (merged: D advertises its blocks' expiry, P declines a turn-2 read near it)",

@@ -160,6 +160,40 @@ public final class NixlPullProducer extends NixlLeaseHolder {
     }
 
     /**
+     * The decode side gives the transfer up without reading: #41269's rejection notice or the empty pull of a request it
+     * aborted before scheduling ({@code send_notif} with no blocks; Mooncake's empty {@code req_blocks}). The notification
+     * joins this side's queue and releases the lease at the next poll.
+     *
+     * @throws UnknownTransferException if no blocks of that id were handed to a decode side, or they were read already
+     *     (nothing changes)
+     */
+    public synchronized void releaseNotice(String requestId) {
+        if (handed.remove(Objects.requireNonNull(requestId, "requestId")) == null) {
+            throw new UnknownTransferException(name() + ": no blocks of request " + requestId + " are handed to a decode side");
+        }
+        advertisedExpiry.remove(requestId);
+        pendingNotifs.add(requestId);
+    }
+
+    /**
+     * The environment: no decode side will ever read or release {@code requestId}'s blocks (its request is gone and
+     * nothing told this side); the hand-off is dropped and the lease is left to expire.
+     *
+     * @throws UnknownTransferException if no blocks of that id are handed to a decode side (nothing changes)
+     */
+    public synchronized void forgetHandoff(String requestId) {
+        if (handed.remove(Objects.requireNonNull(requestId, "requestId")) == null) {
+            throw new UnknownTransferException(name() + ": no blocks of request " + requestId + " are handed to a decode side");
+        }
+        advertisedExpiry.remove(requestId);
+    }
+
+    /** Whether {@code requestId}'s blocks are still handed to a decode side that has neither read nor released them. */
+    public synchronized boolean handedTo(String requestId) {
+        return handed.containsKey(requestId);
+    }
+
+    /**
      * {@code get_finished} on P, one poll: D's notifications release their leases ({@code _get_new_notifs}; one consumer
      * here), one for a lease already gone is logged and skipped; then the reaper.
      */

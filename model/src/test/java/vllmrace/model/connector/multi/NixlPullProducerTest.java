@@ -49,6 +49,21 @@ class NixlPullProducerTest {
 
     /** The lease expires, the block changes hands, the late READ copies it and its notification is only logged. */
     @Test
+    void aReleaseNoticeFreesWithoutAReadAndAForgottenHandoffWaitsForTheLease() {
+        NixlPullProducer nixl = leased(FixSet.upstreamMain());
+        nixl.releaseNotice("R");
+        assertFalse(nixl.handedTo("R"));
+        assertEquals(Set.of("R"), nixl.getFinished(Set.of("R")).finishedSending(), "released at the next poll");
+        assertThrows(UnknownTransferException.class, () -> nixl.releaseNotice("R"), "nothing handed any more");
+        assertThrows(UnknownTransferException.class, () -> nixl.forgetHandoff("R"));
+        NixlPullProducer other = leased(FixSet.upstreamMain());
+        other.forgetHandoff("R");
+        assertTrue(other.isLeased("R"), "only the lease's expiry frees it now");
+        assertFalse(other.handedTo("R"));
+        assertTrue(log.isEmpty(), log.toString());
+    }
+
+    @Test
     void aReadAfterTheLeaseCopiesAnotherRequestsBlock() {
         NixlPullProducer nixl = leased(FixSet.upstreamMain());
         assertEquals(Set.of(), nixl.getFinished(Set.of("R")).finishedSending());
