@@ -29,6 +29,15 @@ class OutputProcessorAbortTest {
     }
 
     @Test
+    void aLeakedParentIsSeenBesideAnotherLiveRequest() {
+        OutputProcessor op = twoChildren(UPSTREAM, "P-1");
+        op.addRequest(new EngineCoreRequest("Y-2", 3, 4), "Y", null, 0, new RequestOutputCollector(), 0);
+        assertEquals(List.of(), op.leakedParentRequests(), "P-1 has live children");
+        op.abortRequests(List.of("P"));
+        assertEquals(List.of("P-1"), op.leakedParentRequests(), "FE4 does not wait for request_states to empty");
+    }
+
+    @Test
     void theExternalIdResolvesToTheChildrenAndUpstreamKeepsTheParent() {
         OutputProcessor op = twoChildren(UPSTREAM, "P"); // ids not randomized: the parent's id is the external one
         assertEquals(List.of("0_P", "1_P"), op.flattenReqToAbort(List.of("P")));

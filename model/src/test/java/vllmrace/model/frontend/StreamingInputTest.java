@@ -98,9 +98,40 @@ class StreamingInputTest {
     }
 
     @Test
+    void theSessionsRequestIsNumberedAndBoundLikeAnyAdd() {
+        VllmInstance vllm = new VllmInstance(FixSet.all());
+        vllm.asyncLlm().addRequest("Y", 4).run().join();
+        RequestOutputCollector queue = vllm.asyncLlm().addStreamingRequest("X", 1, 2).run().join();
+        assertEquals("X-2", queue.requestId(), "q.request_id: the session's internal id");
+        vllm.engineCore().processInputQueue();
+        long y = vllm.scheduler().getRequest("Y-1").arrivalTime();
+        assertEquals(y + 1, vllm.scheduler().getRequest("X-2").arrivalTime(), "the session's ADD is the next arrival");
+    }
+
+    @Test
+    void generateTakesEachWaitingOutputOncePerStep() {
+        VllmInstance vllm = new VllmInstance(FixSet.all());
+        RequestOutputCollector queue = vllm.asyncLlm().addStreamingRequest("X", 1, 2).run().join();
+        List<RequestOutputCollector.Output> taken = new ArrayList<>();
+        var take = vllm.asyncLlm().takeOutputs(queue, 2, taken);
+        assertEquals(2, take.stepCount(), "one step per take");
+        take.runNextStep(); // nothing waits yet: nothing taken
+        assertEquals(List.of(), taken);
+        vllm.engineCore().runBusyLoopOnce();
+        vllm.asyncLlm().outputHandler().run();
+        take.runNextStep();
+        assertEquals(List.of(new RequestOutputCollector.Output(1, "length", false)), taken);
+        assertEquals(3, vllm.asyncLlm().engineCoreIterations(3, () -> { }).stepCount(), "one step per iteration");
+    }
+
+    @Test
     void badInputIsRefusedBeforeAnyStateChanges() {
         VllmInstance vllm = new VllmInstance(FixSet.all());
-        assertThrows(IllegalArgumentException.class, () -> vllm.asyncLlm().addStreamingRequest("X", 3));
+        assertEquals("AsyncLLM.add_request: a streaming session has at least two chunks, each of at least one token, got [3]",
+                assertThrows(IllegalArgumentException.class, () -> vllm.asyncLlm().addStreamingRequest("X", 3)).getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> vllm.asyncLlm().addStreamingRequest("X", (int[]) null))
+                .getMessage().endsWith("got null"));
+        assertThrows(IllegalArgumentException.class, () -> new Request("X", 1, 1).queueChunks(List.of(0)), "a budget of 0");
         assertThrows(IllegalArgumentException.class, () -> vllm.asyncLlm().addStreamingRequest("X", 1, 0));
         assertThrows(IllegalArgumentException.class, () -> vllm.asyncLlm().addStreamingRequest("X", (int[]) null));
         assertThrows(InvalidRequestIdException.class, () -> vllm.asyncLlm().addStreamingRequest("", 1, 1));
