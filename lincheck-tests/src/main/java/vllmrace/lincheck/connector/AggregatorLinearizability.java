@@ -496,13 +496,7 @@ public class AggregatorLinearizability {
             }
             runs.add(run);
         }
-        long invocations = runs.stream().mapToLong(LincheckResult::invocations).sum();
-        long wallMillis = runs.stream().mapToLong(LincheckResult::wallMillis).sum();
-        // "all Lincheck generated" (invocations below budget) may be claimed only if each run stopped below its budget
-        boolean mixed = runs.stream().anyMatch(LincheckResult::exhausted) && !runs.stream().allMatch(LincheckResult::exhausted);
-        int total = mixed ? (int) invocations : budget * runs.size();
-        return new LincheckResult("aggregator LOADS + SAVES + ABORTED_LOAD + HANDLES + PUSH + NOTIFY + LEASES + PCP + FENCE " + fixes, false, invocations, total, wallMillis, "", "",
-                List.of(), List.of(), LincheckResult.Coverage.UNKNOWN, java.util.Map.of(), java.util.Map.of(), null, List.of());
+        return LincheckResult.allPassed("aggregator LOADS + SAVES + ABORTED_LOAD + HANDLES + PUSH + NOTIFY + LEASES + PCP + FENCE " + fixes, runs);
     }
 
     /**

@@ -46,9 +46,8 @@ public final class FrontendLinearizability {
         if (dp.failed()) {
             return dp;
         }
-        return new LincheckResult("frontend linearizability " + fixes + " (AsyncLLM, every await suspending; data-parallel)", false,
-                frontend.invocations() + dp.invocations(), frontend.budget() + dp.budget(), frontend.wallMillis() + dp.wallMillis(),
-                "", "", List.of(), List.of(), LincheckResult.Coverage.UNKNOWN, java.util.Map.of(), java.util.Map.of(), null, List.of());
+        return LincheckResult.allPassed("frontend linearizability " + fixes + " (AsyncLLM, every await suspending; data-parallel)",
+                List.of(frontend, dp));
     }
 
     /** The data-parallel races: checked on {@link DpOperations} against {@link DpSpecification}. */

@@ -50,6 +50,23 @@ public record LincheckResult(String check, boolean failed, long invocations, int
     }
 
     /** The same result with the counterexample's model steps and detector findings. */
+    /**
+     * One passing result for several passing runs of one check (its set-ups): their invocations and wall times summed.
+     * "all Lincheck generated" (invocations below budget) may be claimed only if each run stopped below its budget, so
+     * with some runs exhausted and some not, the budget is the invocations explored.
+     */
+    public static LincheckResult allPassed(String check, List<LincheckResult> runs) {
+        if (runs.stream().anyMatch(LincheckResult::failed)) {
+            throw new IllegalArgumentException(check + ": a failed run is reported on its own, not combined");
+        }
+        long invocations = runs.stream().mapToLong(LincheckResult::invocations).sum();
+        long wallMillis = runs.stream().mapToLong(LincheckResult::wallMillis).sum();
+        boolean mixed = runs.stream().anyMatch(LincheckResult::exhausted) && !runs.stream().allMatch(LincheckResult::exhausted);
+        int total = mixed ? (int) invocations : runs.stream().mapToInt(LincheckResult::budget).sum();
+        return new LincheckResult(check, false, invocations, total, wallMillis, "", "", List.of(), List.of(), Coverage.UNKNOWN,
+                java.util.Map.of(), java.util.Map.of(), null, List.of());
+    }
+
     public LincheckResult withSteps(List<String> counterexampleSteps, List<String> detected) {
         return new LincheckResult(check, failed, invocations, budget, wallMillis, report, detailedReport,
                 List.copyOf(counterexampleSteps), List.copyOf(detected), coverage, outcomes, firstByOutcome, last, runs);

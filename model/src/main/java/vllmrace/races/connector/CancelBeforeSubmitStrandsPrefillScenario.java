@@ -105,12 +105,7 @@ public final class CancelBeforeSubmitStrandsPrefillScenario extends RigScenario<
         for (int i = 0; i < ITERATIONS_BEFORE_CHECK; i++) {
             rig.runBusyLoopOnce();
         }
-        if (!stream.alive() && nixl.isLeased(REQUEST_ID) && nixl.handedTo(REQUEST_ID)) {
-            rig.violations().record(ViolationKind.PREFILL_BLOCKS_STRANDED, REQUEST_ID, "the decode request for " + REQUEST_ID
-                    + " was cancelled before its EngineCore add and nothing told the prefill side: its blocks stay held for "
-                    + "a read that will never come, until the lease timeout");
-            nixl.forgetHandoff(REQUEST_ID); // no decode side will read them: only the lease's expiry frees them now
-        }
+        nixl.checkStranded(REQUEST_ID, stream.alive()); // CN4; then only the lease's expiry frees them
         super.settle();
     }
 

@@ -188,6 +188,22 @@ public final class NixlPullProducer extends NixlLeaseHolder {
         advertisedExpiry.remove(requestId);
     }
 
+    /**
+     * Detector (CN4): {@code requestId}'s blocks are leased and handed to a decode side whose request no longer exists
+     * ({@code decodeRequestAlive} false): nothing will read or release them, only the lease's expiry frees them. Records
+     * {@link ViolationKind#PREFILL_BLOCKS_STRANDED} and drops the hand-off (the lease left to expire). Returns whether it did.
+     */
+    public synchronized boolean checkStranded(String requestId, boolean decodeRequestAlive) {
+        if (decodeRequestAlive || !isLeased(requestId) || !handed.containsKey(requestId)) {
+            return false;
+        }
+        kvCacheManager.violations().record(ViolationKind.PREFILL_BLOCKS_STRANDED, requestId, "the decode request for " + requestId
+                + " was cancelled before its EngineCore add and nothing told the prefill side: its blocks stay held for "
+                + "a read that will never come, until the lease timeout");
+        forgetHandoff(requestId);
+        return true;
+    }
+
     /** Whether {@code requestId}'s blocks are still handed to a decode side that has neither read nor released them. */
     public synchronized boolean handedTo(String requestId) {
         return handed.containsKey(requestId);
