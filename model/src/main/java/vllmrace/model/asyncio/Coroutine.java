@@ -97,20 +97,26 @@ public final class Coroutine<T> {
         if (isDone()) {
             throw new IllegalStateException(task + " has no step left to run");
         }
-        Step step = steps.get(next++);
-        loop.runStep(task, step.name(), () -> {
-            try {
-                if (injectedFault != null) {
-                    throw injectedFault;
+        Step step = steps.get(next);
+        StepGate.beforeStep(task, step.name());
+        next++;
+        try {
+            loop.runStep(task, step.name(), () -> {
+                try {
+                    if (injectedFault != null) {
+                        throw injectedFault;
+                    }
+                    step.body().run();
+                    if (faultAfterLastStep != null && next == steps.size()) {
+                        throw faultAfterLastStep;
+                    }
+                } catch (RuntimeException e) {
+                    failure = e;
                 }
-                step.body().run();
-                if (faultAfterLastStep != null && next == steps.size()) {
-                    throw faultAfterLastStep;
-                }
-            } catch (RuntimeException e) {
-                failure = e;
-            }
-        });
+            });
+        } finally {
+            StepGate.afterStep();
+        }
     }
 
     /**

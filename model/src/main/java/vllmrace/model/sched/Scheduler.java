@@ -894,6 +894,11 @@ public final class Scheduler {
         return stuck;
     }
 
+    /** Whether #46289's reclaim timer runs for {@code requestId}: it frees the request's blocks when it expires. */
+    public synchronized boolean reclaimPending(String requestId) {
+        return abortedKvRecvReclaim.containsKey(requestId);
+    }
+
     /** The finished requests in {@code requests} that no future event will free (see {@link #checkDelayFreedReleasable}). */
     public synchronized List<String> unreleasableDelayFreed() {
         List<String> stuck = new ArrayList<>();

@@ -1,6 +1,7 @@
 package vllmrace.model.sched;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -130,6 +131,8 @@ class SchedulerDetectorTest {
         assertEquals(Set.of("R"), s.finishedRecvingKvReqIds());
         s.finishRequests(List.of("R"), RequestStatus.FINISHED_ABORTED);
         assertEquals(List.of("R"), s.unreleasableDelayFreed());
+        assertTrue(s.reclaimPending("R"), "#46289's timer runs for R (its proposal is on here); SC5 still names R at once");
+        assertFalse(s.reclaimPending("other"));
         s.checkQuiescence();
         assertEquals(List.of(ViolationKind.DELAY_FREED_NEVER_RELEASED, ViolationKind.BLOCK_LEAK), kinds(log));
     }
