@@ -8,13 +8,17 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import vllmrace.lincheck.prove.Depth;
+import vllmrace.lincheck.prove.ProofResult;
 import vllmrace.lincheck.verdict.LincheckResult;
 import vllmrace.races.Race;
 import vllmrace.races.Shard;
 
 /**
- * Every linearizability check, both ways: with each of its races' reported switches it must FAIL (so the
- * checker is shown to find each race); with every fix ON it must pass in every interleaving it explored.
+ * Every linearizability check, both ways and in both engines: with each of its races' reported switches it must FAIL
+ * (so the checker is shown to find each race); with every fix ON it must pass in every interleaving it explored.
+ * Lincheck's verdict and the bounded-exhaustive check's (each race's shape, {@link Depth#SHAPE}) must agree on every
+ * cell: where they do not, the specification or an exploration is wrong, and the build fails.
  */
 class LinearizabilityTest {
 
@@ -28,17 +32,25 @@ class LinearizabilityTest {
     }
 
     @DisplayName("linearizability")
-    @ParameterizedTest(name = "{1} [Lincheck {0} linearizability, reported]: fails", allowZeroInvocations = true)
+    @ParameterizedTest(name = "{1} [Lincheck and bounded-exhaustive {0} linearizability, reported]: both fail", allowZeroInvocations = true)
     @MethodSource("reportedCells")
     void reportedVariantIsNotLinearizable(LinearizabilityCheck check, Race race) {
         LincheckResult result = check.runReported(race);
         System.out.println(result.check() + ": " + result.figures());
+        ProofResult proof = check.proveReported(race, Depth.SHAPE);
+        System.out.println(proof.check() + " (bounded-exhaustive): " + proof.figures());
         assertTrue(result.failed(), check + " passed with " + race + " as reported: " + result.figures());
-        // an invariant the check validates broke: it must be one the race's own outcomes declare, not a neighbour's
-        int broken = result.report().indexOf("invariant broken: ");
+        assertTrue(proof.failed(), "the engines disagree: Lincheck found " + race + ", the bounded-exhaustive check did not: "
+                + proof.figures());
+        assertOwnInvariant(race, result.report());
+        assertOwnInvariant(race, proof.counterexample().reason());
+    }
+
+    /** An invariant the check validates broke: it must be one the race's own outcomes declare, not a neighbour's. */
+    static void assertOwnInvariant(Race race, String report) {
+        int broken = report.indexOf("invariant broken: ");
         if (broken >= 0) {
-            String found = result.report().substring(broken, result.report().indexOf('\n', broken) < 0 ? result.report().length()
-                    : result.report().indexOf('\n', broken));
+            String found = report.substring(broken, report.indexOf('\n', broken) < 0 ? report.length() : report.indexOf('\n', broken));
             java.util.Set<String> own = new java.util.TreeSet<>();
             for (vllmrace.races.RaceOutcome outcome : race.outcomes()) {
                 outcome.declaredDetectors().forEach(kind -> {
@@ -52,12 +64,18 @@ class LinearizabilityTest {
     }
 
     @DisplayName("linearizability")
-    @ParameterizedTest(name = "{0} [Lincheck linearizability, every fix on]: passes", allowZeroInvocations = true)
+    @ParameterizedTest(name = "{0} [Lincheck and bounded-exhaustive linearizability, every fix on]: both pass", allowZeroInvocations = true)
     @MethodSource("fixedCells")
     void fixedVariantIsLinearizableInEveryExploredInterleaving(LinearizabilityCheck check) {
         LincheckResult result = check.runFixed();
         System.out.println(result.check() + ": " + result.figures());
+        ProofResult proof = check.proveFixed(Depth.SHAPE);
+        System.out.println(proof.check() + " (bounded-exhaustive): " + proof.figures());
         assertTrue(result.invocations() > 0, "vacuous: no invocation ran");
         assertFalse(result.failed(), result.report());
+        assertFalse(proof.failed(), () -> "the engines disagree: Lincheck passed, the bounded-exhaustive check found "
+                + proof.counterexample());
+        assertTrue(proof.complete() && proof.programs() >= check.races().size() && proof.histories() >= proof.programs(),
+                "vacuous: " + proof.figures());
     }
 }

@@ -536,6 +536,18 @@ public class AggregatorLinearizability {
     public static LincheckResult check(Mode mode, FixSet fixes, int budget) {
         configure(mode, fixes);
         Class<?> c = AggregatorLinearizability.class;
+        Explored.reset();
+        ModelCheckingOptions options = LincheckRun.modelChecking(budget)
+                .addGuarantee(ManagedStrategyGuaranteeKt.forClasses(Explored.class.getName()).allMethods().ignore())
+                .iterations(0)
+                .addCustomScenario(shape(mode))
+                .sequentialSpecification(Specification.class);
+        return LincheckRun.check("aggregator " + mode + " " + fixes, c, options, budget);
+    }
+
+    /** A set-up's scenario: its two threads, then a collect. */
+    static org.jetbrains.kotlinx.lincheck.execution.ExecutionScenario shape(Mode mode) {
+        Class<?> c = AggregatorLinearizability.class;
         List<org.jetbrains.kotlinx.lincheck.Actor> t1 = switch (mode) {
             case SAVES -> List.of(LincheckRun.call(c, "requestFinished"), LincheckRun.call(c, "childReports", 0), LincheckRun.call(c, "collect"));
             case LOADS -> List.of(LincheckRun.call(c, "childReports", 0), LincheckRun.call(c, "collect"));
@@ -556,13 +568,59 @@ public class AggregatorLinearizability {
             case FENCE -> List.of(LincheckRun.call(c, "childReports", 0), LincheckRun.call(c, "collect"));
             default -> List.of(LincheckRun.call(c, "childReports", 1), LincheckRun.call(c, "collect"));
         };
-        Explored.reset();
-        ModelCheckingOptions options = LincheckRun.modelChecking(budget)
-                // the step logs must survive Lincheck's restoring of static state after each invocation
-                .addGuarantee(ManagedStrategyGuaranteeKt.forClasses(Explored.class.getName()).allMethods().ignore())
-                .iterations(0)
-                .addCustomScenario(LincheckRun.scenario(List.of(), t1, t2, List.of(LincheckRun.call(c, "collect"))))
-                .sequentialSpecification(Specification.class);
-        return LincheckRun.check("aggregator " + mode + " " + fixes, c, options, budget);
+        return LincheckRun.scenario(List.of(), t1, t2, List.of(LincheckRun.call(c, "collect")));
+    }
+
+    /**
+     * Whether a deployment runs {@link Mode#LOADS}: an LMCache child that loads without being chosen. The check's own
+     * set-up (configuration null) is seed 003's, with LMCache's own MP connector; vLLM's in-tree LMCache connector
+     * loads only when chosen once #47505 is in, unless the deployment runs the out-of-tree one.
+     */
+    public static boolean loadsDeployed(FixSet fixes, Configuration configuration) {
+        return configuration == null || configuration.isOn(vllmrace.model.deploy.ConfigSwitch.OUT_OF_TREE_LMCACHE_MP)
+                || !fixes.isOn(vllmrace.model.fix.Fix.LMCACHE_MP_LOAD_ONLY_WHEN_CHOSEN);
+    }
+
+    /** The set-up that holds {@code race}'s window, or null. */
+    static Mode modeOf(vllmrace.races.Race race) {
+        if (race == null) {
+            return null;
+        }
+        return switch (race) {
+            case LateLoadCompletionUnion -> Mode.LOADS;
+            case ExtraAsyncSavesDedup -> Mode.SAVES;
+            case RecvAndSendForAbortedLoad -> Mode.ABORTED_LOAD;
+            case FailedRecvReportedTwice, SiblingHandleWritesAfterFailure -> Mode.HANDLES;
+            case PushSendNeverReported -> Mode.PUSH;
+            case NotifOnlyFailedRecvForRemoved -> Mode.NOTIFY;
+            case LeaseReaperHeadOfLine -> Mode.LEASES;
+            case ExtraSaveCountNeverDrained -> Mode.PCP;
+            case NonChosenChildBlindToLoad -> Mode.FENCE;
+            default -> null;
+        };
+    }
+
+    /**
+     * The bounded-exhaustive check under {@code fixes}: each set-up, its shape's calls (under a whole depth: any of
+     * them on either thread, up to the depth's calls per thread), then a collect; the focus race's set-up first.
+     */
+    public static List<vllmrace.lincheck.prove.Proof> proofs(FixSet fixes, Configuration configuration, vllmrace.races.Race focus,
+                                                             vllmrace.lincheck.prove.Depth depth) {
+        List<Mode> modes = new java.util.ArrayList<>(List.of(Mode.values()));
+        if (!loadsDeployed(fixes, configuration)) {
+            modes.remove(Mode.LOADS);
+        }
+        Mode first = modeOf(focus);
+        modes.sort(java.util.Comparator.comparing(m -> m != first));
+        List<vllmrace.lincheck.prove.Proof> proofs = new java.util.ArrayList<>();
+        for (Mode m : modes) {
+            var shape = shape(m);
+            List<vllmrace.lincheck.prove.Call> alphabet = new java.util.ArrayList<>(new java.util.LinkedHashSet<>(
+                    vllmrace.lincheck.prove.Proof.calls(shape.getParallelExecution().stream().flatMap(List::stream).toList())));
+            proofs.add(new vllmrace.lincheck.prove.Proof(new vllmrace.lincheck.prove.Subject("aggregator " + m + " " + fixes,
+                    AggregatorLinearizability.class, Specification.class, () -> configure(m, fixes)),
+                    List.of(vllmrace.lincheck.prove.Proof.shapeBound(m.name(), shape, alphabet, depth))));
+        }
+        return proofs;
     }
 }

@@ -96,6 +96,43 @@ public final class FrontendLinearizability {
                 FrontendSpecification.class, races, 3, 2);
     }
 
+    /** Every AsyncLLM call of the bounded-exhaustive check, over one request id (the races are about one id's reuse). */
+    public static final List<vllmrace.lincheck.prove.Call> ALPHABET = List.of(pc("addRequest", 0), pc("addParallel", 0),
+            pc("addStop", 0), pc("addSession", 0), pc("take", 0), pc("abort", 0), pc("cancel", 0), pc("engineStep"),
+            pc("transfersComplete"), pc("outputStep"));
+    /** Every data-parallel call of the bounded-exhaustive check. */
+    public static final List<vllmrace.lincheck.prove.Call> DP_ALPHABET = List.of(pc("addRequest"), pc("pause"), pc("resume"),
+            pc("ranksStep"), pc("drainAfterQuiescence"));
+
+    private static vllmrace.lincheck.prove.Call pc(String method, Object... args) {
+        return vllmrace.lincheck.prove.Call.of(method, args);
+    }
+
+    /**
+     * The bounded-exhaustive check under {@code fixes} and {@code configuration} (null: every await suspending, the
+     * async-saving connector; with a focus race, that race's connector): AsyncLLM within each AsyncLLM race's shape,
+     * then data parallelism within each DP race's shape; the focus race's shape first.
+     */
+    public static List<vllmrace.lincheck.prove.Proof> proofs(FixSet fixes, Configuration configuration, Race focus,
+                                                             vllmrace.lincheck.prove.Depth depth) {
+        Configuration asyncLlmConf = configuration == null ? EVERY_AWAIT_YIELDS : configuration;
+        Configuration dpConf = configuration == null ? Configuration.DEFAULT : configuration;
+        TestAsyncConnector.SavePolicy policy = focus == null ? TestAsyncConnector.SavePolicy.ALWAYS : savePolicy(focus);
+        List<Race> asyncLlm = new java.util.ArrayList<>(vllmrace.races.frontend.FrontendYields.races().stream()
+                .filter(r -> !DP_RACES.contains(r)).toList());
+        List<Race> dp = new java.util.ArrayList<>(DP_RACES);
+        java.util.Comparator<Race> focusFirst = java.util.Comparator.comparing(r -> r != focus);
+        asyncLlm.sort(focusFirst);
+        dp.sort(focusFirst);
+        var frontend = new vllmrace.lincheck.prove.Proof(new vllmrace.lincheck.prove.Subject("frontend " + fixes + " (" + asyncLlmConf + ", saves " + policy + ")",
+                FrontendOperations.class, FrontendSpecification.class, () -> FrontendOperations.configure(fixes, asyncLlmConf, policy)),
+                asyncLlm.stream().map(r -> vllmrace.lincheck.prove.Proof.shapeBound(r.name(), shape(r), ALPHABET, depth)).toList());
+        var dataParallel = new vllmrace.lincheck.prove.Proof(new vllmrace.lincheck.prove.Subject("frontend, data-parallel " + fixes,
+                DpOperations.class, DpSpecification.class, () -> DpOperations.configure(fixes, dpConf)),
+                dp.stream().map(r -> vllmrace.lincheck.prove.Proof.shapeBound(r.name(), shape(r), DP_ALPHABET, depth)).toList());
+        return focus != null && DP_RACES.contains(focus) ? List.of(dataParallel, frontend) : List.of(frontend, dataParallel);
+    }
+
     /** A race's own shape: its set-up as the initial part, its two actors as the threads, EngineCore after. */
     static ExecutionScenario shape(Race race) {
         return switch (race) {

@@ -4,6 +4,10 @@ import java.util.List;
 import org.jetbrains.kotlinx.lincheck.Actor;
 import org.jetbrains.kotlinx.lincheck.execution.ExecutionScenario;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
+import vllmrace.lincheck.prove.Call;
+import vllmrace.lincheck.prove.Depth;
+import vllmrace.lincheck.prove.Proof;
+import vllmrace.lincheck.prove.Subject;
 import vllmrace.lincheck.verdict.LincheckResult;
 import vllmrace.lincheck.verdict.LincheckRun;
 import vllmrace.model.fix.FixSet;
@@ -41,6 +45,39 @@ public final class SchedulerLinearizability {
         int custom = raceScenarios().size();
         return LincheckRun.check("scheduler linearizability " + fixes, SchedulerOperations.class, options,
                 (ITERATIONS + custom) * invocations);
+    }
+
+    /** Every call of the bounded-exhaustive check: both requests' add and abort, the busy loop's step, the worker. */
+    public static final List<Call> ALPHABET = List.of(Call.of("addRequest", 0), Call.of("addRequest", 1), Call.of("abort", 0),
+            Call.of("abort", 1), Call.of("busyLoopStep"), Call.of("transfersComplete"));
+
+    /**
+     * The bounded-exhaustive check under {@code fixes}: each race shape's set-up and drain, every program between them
+     * within {@code depth}; the focus race's shape first.
+     */
+    public static List<Proof> proofs(FixSet fixes, Race focus, Depth depth) {
+        Subject subject = new Subject("scheduler " + fixes, SchedulerOperations.class, SchedulerSpecification.class,
+                () -> SchedulerOperations.configure(fixes));
+        List<RaceShape> shapes = new java.util.ArrayList<>(raceScenarios());
+        shapes.sort(java.util.Comparator.comparing(shape -> focus == null || !shape.races().contains(focus)));
+        return List.of(new Proof(subject, shapes.stream().map(shape -> bound(shape, depth)).toList()));
+    }
+
+    /** The client's and the worker's calls: the other thread is the busy loop's (its steps are one non-parallel group). */
+    public static final List<Call> CLIENT = ALPHABET.stream().filter(c -> !c.method().equals("busyLoopStep")).toList();
+
+    /**
+     * A shape's bound. Under a whole depth the threads keep their roles: the busy loop runs up to one step more than in
+     * the shape, the client and the worker any sequence of {@link #CLIENT} calls up to the depth's calls per thread.
+     */
+    private static vllmrace.lincheck.prove.Bound bound(RaceShape shape, Depth depth) {
+        if (depth.kind() != Depth.Kind.WHOLE) {
+            return Proof.shapeBound(shape.races().toString(), shape.scenario(), ALPHABET, depth);
+        }
+        ExecutionScenario s = shape.scenario();
+        return new vllmrace.lincheck.prove.Bound(shape.races().toString(), List.of(Proof.calls(s.getInitExecution())),
+                List.of(Call.of("busyLoopStep")), s.getParallelExecution().get(0).size() + 1, CLIENT, depth.n(),
+                List.of(Proof.calls(s.getPostExecution())));
     }
 
     /** A custom scenario and the races whose window it holds. */

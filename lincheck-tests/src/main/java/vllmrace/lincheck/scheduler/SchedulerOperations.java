@@ -134,7 +134,8 @@ public class SchedulerOperations {
 
     @Validate
     public void invariantsHold() {
-        List<String> stuck = rig.scheduler().unreleasableDelayFreed();
+        // a request whose #46289 reclaim timer runs will be freed when it expires: not stuck, though later than at once
+        List<String> stuck = rig.scheduler().unreleasableDelayFreed().stream().filter(id -> !rig.scheduler().reclaimPending(id)).toList();
         if (!rig.violations().isEmpty() || !stuck.isEmpty()) {
             throw new IllegalStateException("invariant broken: " + rig.violations()
                     + (stuck.isEmpty() ? "" : " SC5: finished, delay-freed and nothing will release " + stuck));
