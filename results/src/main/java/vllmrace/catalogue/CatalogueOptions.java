@@ -22,11 +22,12 @@ import vllmrace.races.Shard;
  * @param pinnedPath {@code --drift PATH --pinned DIR}: the pinned upstream texts as {@code <commit>/<file>}, or null
  * @param hunt     {@code --hunt}'s settings (defaults unless it was asked for)
  * @param profile  {@code --profile ID} with {@code --list}: the one deployment profile to show, else null
+ * @param bound    {@code --prove --bound B}, else null (each check's own)
  */
 record CatalogueOptions(Command command, List<Race> races, List<String> notes, Shard shard, boolean deep, int runs, String driftPath,
-                        String pinnedPath, HuntArgs hunt, Profile profile) {
+                        String pinnedPath, HuntArgs hunt, Profile profile, vllmrace.lincheck.prove.Depth bound) {
 
-    enum Command { RUN, LIST, RENDER, HIT_RATES, FLAKE, MUTATION, DRIFT, HUNT, HELP }
+    enum Command { RUN, LIST, RENDER, HIT_RATES, FLAKE, MUTATION, DRIFT, HUNT, PROVE, HELP }
 
     /** Bad input: the message is the one line the user sees. */
     static final class UsageException extends Exception {
@@ -52,6 +53,7 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
         boolean huntOption = false;
         Profile profile = null;
         boolean fixesGiven = false;
+        vllmrace.lincheck.prove.Depth bound = null;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
@@ -72,6 +74,8 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
                 }
                 case "--pinned" -> pinned = value(args, ++i, arg);
                 case "--hunt" -> command = only(command, Command.HUNT, arg);
+                case "--prove" -> command = only(command, Command.PROVE, arg);
+                case "--bound" -> bound = bound(value(args, ++i, arg));
                 case "--seed" -> {
                     huntOption = true;
                     hunt = new HuntArgs(HuntArgs.seed(value(args, ++i, arg)), hunt.fixesName(), hunt.scenarios(), hunt.seconds(), hunt.scenario());
@@ -121,7 +125,7 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
         }
         int runs = runsGiven != null ? runsGiven : command == Command.FLAKE ? DEFAULT_FLAKE_RUNS : DEFAULT_RUNS;
         if (command == Command.HELP) {
-            return new CatalogueOptions(Command.HELP, List.of(), List.of(), shard, deep, runs, null, null, hunt, null);
+            return new CatalogueOptions(Command.HELP, List.of(), List.of(), shard, deep, runs, null, null, hunt, null, null);
         }
         if (profile != null && command != Command.HUNT && command != Command.LIST) {
             throw new UsageException("--profile belongs to --hunt and --list (a catalogue run computes every profile)");
@@ -141,6 +145,12 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
         if (command == Command.MUTATION && (!named.isEmpty() || deep || !shard.equals(Shard.ALL))) {
             throw new UsageException("--mutation runs over the whole model: it takes no race, --shard or --deep");
         }
+        if (bound != null && command != Command.PROVE) {
+            throw new UsageException("--bound belongs to --prove");
+        }
+        if (command == Command.PROVE && (!named.isEmpty() || deep || !shard.equals(Shard.ALL))) {
+            throw new UsageException("--prove runs every check under every fix set: it takes no race, --shard or --deep (only --bound)");
+        }
         if (pinned != null && command != Command.DRIFT) {
             throw new UsageException("--pinned belongs to --drift (a directory of pinned upstream texts, <commit>/<file>)");
         }
@@ -157,7 +167,16 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
             throw new UsageException("no race named here is in shard " + shard);
         }
         return new CatalogueOptions(command, List.copyOf(races), List.copyOf(notes), shard, deep, runs, drift, pinned, hunt,
-                command == Command.LIST ? profile : null);
+                command == Command.LIST ? profile : null, bound);
+    }
+
+    /** A {@code --bound} value: shape, mixed:N or whole:N, else one line naming them. */
+    static vllmrace.lincheck.prove.Depth bound(String text) throws UsageException {
+        try {
+            return vllmrace.lincheck.prove.Depth.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--bound: " + e.getMessage());
+        }
     }
 
     /** A {@code --profile} value: a known profile id, else one line naming them. */
@@ -228,6 +247,7 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
                    ./catalogue --flake [N] [RACE ...] [--shard I/N] [--deep]
                    ./catalogue --list [--profile ID] | --render | --hit-rates [--runs N] [RACE ...] | --mutation | --drift PATH [--pinned DIR] | --help
                    ./catalogue --hunt [--profile ID | --fixes all|none|FIX,...] [--seed N] [--scenarios N] [--time SECONDS] [--scenario I]
+                   ./catalogue --prove [--bound shape|mixed:N|whole:N]
 
             Reproduces each race of the registry under every engine (every step interleaving, Lincheck, JCStress) and
             fix set (reported, fixed, vLLM main on each deployment profile), prints the verdicts and each
@@ -262,6 +282,12 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
                                      FIX,FIX (upstream's default configuration); --seed (default
                                      20261201); bounds --scenarios (default 1000000) and --time (default 240 s);
                                      --scenario I reproduces program I of the seed with its interleavings
+              --prove                every linearizability check, bounded-exhaustively: every program of the bound,
+                                     every interleaving, each history against the sequential specification; rows:
+                                     every fix, each profile of vLLM main, each race reported and each of its closers
+                                     alone -> results/linearizability.md (exit 1 if a verdict is not the registry's).
+                                     --bound: shape, mixed:N (N more calls than the shape, mixed) or whole:N (N calls
+                                     per thread of the whole alphabet); default per check (see the page)
               --help                 this text
 
             Examples:

@@ -132,6 +132,28 @@ class CatalogueOptionsTest {
     }
 
     @Test
+    void proveTakesABoundOrEachChecksOwn() throws Exception {
+        CatalogueOptions o = CatalogueOptions.parse("--prove");
+        assertEquals(CatalogueOptions.Command.PROVE, o.command());
+        assertEquals(null, o.bound());
+        assertEquals(vllmrace.lincheck.prove.Depth.whole(3), CatalogueOptions.parse("--prove", "--bound", "whole:3").bound());
+        assertEquals(vllmrace.lincheck.prove.Depth.SHAPE, CatalogueOptions.parse("--bound", "shape", "--prove").bound());
+        assertEquals(vllmrace.lincheck.prove.Depth.mixed(1), CatalogueOptions.parse("--prove", "--bound", "MIXED:1").bound());
+    }
+
+    @Test
+    void proveBadInputIsOneLine() {
+        assertEquals("--bound: bound 'deep' is not one of: shape, mixed:N, whole:N", refused("--prove", "--bound", "deep"));
+        assertTrue(refused("--prove", "--bound", "whole:9").startsWith("--bound: bound whole:9 is out of range"));
+        assertTrue(refused("--prove", "--bound", "whole:x").startsWith("--bound: bound 'whole:x' is not one of"));
+        assertEquals("--bound needs a value (./catalogue --help)", refused("--prove", "--bound"));
+        assertEquals("--bound belongs to --prove", refused("--bound", "shape"));
+        assertEquals("--prove runs every check under every fix set: it takes no race, --shard or --deep (only --bound)",
+                refused("--prove", "AbortedLoadLeak"));
+        assertTrue(refused("--prove", "--hunt").contains("cannot be combined"));
+    }
+
+    @Test
     void aProfileSelectsTheHuntsDeploymentAndTheListsColumn() throws Exception {
         HuntArgs h = CatalogueOptions.parse("--hunt", "--profile", "main-ids-not-randomized").hunt();
         assertEquals("main-ids-not-randomized", h.fixesName());
