@@ -48,6 +48,7 @@ class LinearizabilityTest {
 
     /** An invariant the check validates broke: it must be one the race's own outcomes declare, not a neighbour's. */
     static void assertOwnInvariant(Race race, String report) {
+        assertFalse(report.contains("modelling error"), race + ": a modelling error is never the race: " + report);
         int broken = report.indexOf("invariant broken: ");
         if (broken >= 0) {
             String found = report.substring(broken, report.indexOf('\n', broken) < 0 ? report.length() : report.indexOf('\n', broken));
