@@ -170,16 +170,22 @@ public final class LinearizabilityProofs {
         return rows;
     }
 
-    /** The races of {@code check} whose declared detectors a failure's reason names (by kind, or invariant code). */
-    static Set<Race> racesBreaking(LinearizabilityCheck check, String reason) {
+    /**
+     * The races of {@code check} whose declared detectors a failure's report names (by kind, or invariant code) on its
+     * "invariant broken" line; none when no invariant broke.
+     */
+    static Set<Race> racesBreaking(LinearizabilityCheck check, String report) {
         Set<Race> races = new TreeSet<>();
-        if (!reason.contains("invariant broken: ")) {
+        int broken = report.indexOf("invariant broken: ");
+        if (broken < 0) {
             return races;
         }
+        int end = report.indexOf('\n', broken);
+        String line = report.substring(broken, end < 0 ? report.length() : end);
         for (Race race : check.races()) {
             for (RaceOutcome outcome : race.outcomes()) {
                 outcome.declaredDetectors().forEach(kind -> {
-                    if (reason.contains(kind.name() + "[") || reason.contains(kind.invariant() + ":")) {
+                    if (line.contains(kind.name() + "[") || line.contains(kind.invariant() + ":")) {
                         races.add(race);
                     }
                 });
