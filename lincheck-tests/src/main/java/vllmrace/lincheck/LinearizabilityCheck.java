@@ -32,14 +32,16 @@ public enum LinearizabilityCheck {
                     Race.ParentRequestLeakOnAbort, Race.CollectorMergesChunkBoundary, Race.DpPauseLatchStuck, Race.StaleWaveWakesPausedRank),
             (fixes, focus) -> focus == null ? FrontendLinearizability.check(fixes) : FrontendLinearizability.check(fixes, focus),
             FrontendLinearizability::proofs, List.of()),
-    SCHEDULER(Component.SCHEDULER, "add, schedule, model output, abort, transfer completion; SC1-SC5 validated",
+    SCHEDULER(Component.SCHEDULER, "add (and a resubmission of an aborted id), abort, the busy loop's steps (input, schedule, "
+            + "model output; idle while has_requests() is False), transfer completion, under the deployment's engine ids and "
+            + "scheduling; SC1-SC6, FE2 and SC5's releasing event validated",
             List.of(Race.DoubleFreeOnAbortedAsyncSave, Race.AbortOfFinishedDelayFreed, Race.AbortLosesToFinalStep,
-                    Race.AbortedLoadFreesBlocks, Race.AbortedLoadLeak),
+                    Race.AbortedLoadFreesBlocks, Race.AbortedLoadLeak, Race.IdleWithDelayFreedOnly, Race.DoubleAbortApplication,
+                    Race.ReusedIdStaleOutputUnderflow),
             SchedulerLinearizability::check,
-            (fixes, configuration, focus, depth) -> SchedulerLinearizability.proofs(fixes, focus, depth),
-            List.of(Race.IdleWithDelayFreedOnly, Race.DoubleAbortApplication, Race.AsyncFreeUnderInFlightStep,
-                    Race.PlaceholderUnderflowOnPreempt, Race.PreemptedInFinalStepEmptyBlocks, Race.StoreReadsPreemptedBlocks,
-                    Race.ReusedIdStaleOutputUnderflow)),
+            SchedulerLinearizability::proofs,
+            List.of(Race.AsyncFreeUnderInFlightStep, Race.PlaceholderUnderflowOnPreempt, Race.PreemptedInFinalStepEmptyBlocks,
+                    Race.StoreReadsPreemptedBlocks)),
     CONNECTOR(Component.CONNECTOR, "a child reports a completion, a NIXL handle ends, the worker collects get_finished, the "
             + "scheduler side calls request_finished (MultiConnector + KvOutputAggregator; set-ups: seed 003's NIXL + LMCache loads of "
             + "one request, two async saves, an abort during a NIXL load next to an offloading child, a NIXL pull over two handles "

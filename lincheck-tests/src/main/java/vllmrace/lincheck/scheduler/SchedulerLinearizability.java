@@ -10,6 +10,7 @@ import vllmrace.lincheck.prove.Proof;
 import vllmrace.lincheck.prove.Subject;
 import vllmrace.lincheck.verdict.LincheckResult;
 import vllmrace.lincheck.verdict.LincheckRun;
+import vllmrace.model.deploy.Configuration;
 import vllmrace.model.fix.FixSet;
 import vllmrace.races.Race;
 
@@ -17,7 +18,8 @@ import vllmrace.races.Race;
  * The scheduler's linearizability check: {@link SchedulerOperations} (add, abort, the busy loop's steps, transfer
  * completion) model-checked against {@link SchedulerSpecification}, SC1–SC5 validated after each part. Lincheck
  * generates random scenarios (2 threads; the busy loop's steps stay on one); a few custom scenarios, one per
- * scheduler race, make sure each race's window is in the explored space.
+ * scheduler race, make sure each race's window is in the explored space. The deployment decides the engine ids
+ * (randomized or not) and the batch queue (sync scheduling: one batch in flight).
  */
 public final class SchedulerLinearizability {
     public static final int ITERATIONS = 3;
@@ -27,7 +29,12 @@ public final class SchedulerLinearizability {
     }
 
     public static LincheckResult check(FixSet fixes, Race focus) {
-        SchedulerOperations.configure(fixes);
+        return check(fixes, focus == null ? null : focus.configuration(), focus);
+    }
+
+    /** The Lincheck check under {@code fixes} and a deployment's configuration (null: the default deployment). */
+    public static LincheckResult check(FixSet fixes, Configuration configuration, Race focus) {
+        SchedulerOperations.configure(fixes, configuration == null ? Configuration.DEFAULT : configuration);
         int invocations = LincheckRun.scaled(INVOCATIONS_PER_ITERATION);
         ModelCheckingOptions options = LincheckRun.modelChecking(invocations)
                 .iterations(ITERATIONS)
@@ -43,7 +50,8 @@ public final class SchedulerLinearizability {
             options.addCustomScenario(shape.scenario());
         }
         int custom = raceScenarios().size();
-        return LincheckRun.check("scheduler linearizability " + fixes, SchedulerOperations.class, options,
+        return LincheckRun.check("scheduler linearizability " + fixes + (configuration == null ? "" : " " + configuration),
+                SchedulerOperations.class, options,
                 (ITERATIONS + custom) * invocations);
     }
 
@@ -52,12 +60,13 @@ public final class SchedulerLinearizability {
             Call.of("abort", 1), Call.of("busyLoopStep"), Call.of("transfersComplete"));
 
     /**
-     * The bounded-exhaustive check under {@code fixes}: each race shape's set-up and drain, every program between them
-     * within {@code depth}; the focus race's shape first.
+     * The bounded-exhaustive check under {@code fixes} and a deployment's configuration (null: the default deployment):
+     * each race shape's set-up and drain, every program between them within {@code depth}; the focus race's shape first.
      */
-    public static List<Proof> proofs(FixSet fixes, Race focus, Depth depth) {
-        Subject subject = new Subject("scheduler " + fixes, SchedulerOperations.class, SchedulerSpecification.class,
-                () -> SchedulerOperations.configure(fixes));
+    public static List<Proof> proofs(FixSet fixes, Configuration configuration, Race focus, Depth depth) {
+        Configuration conf = configuration == null ? Configuration.DEFAULT : configuration;
+        Subject subject = new Subject("scheduler " + fixes + (configuration == null ? "" : " " + conf), SchedulerOperations.class,
+                SchedulerSpecification.class, () -> SchedulerOperations.configure(fixes, conf));
         List<RaceShape> shapes = new java.util.ArrayList<>(raceScenarios());
         shapes.sort(java.util.Comparator.comparing(shape -> focus == null || !shape.races().contains(focus)));
         return List.of(new Proof(subject, shapes.stream().map(shape -> bound(shape, depth)).toList()));
@@ -108,7 +117,14 @@ public final class SchedulerLinearizability {
                 new RaceShape(List.of(Race.AbortedLoadLeak), LincheckRun.scenario(List.of(add(1), step(), step(), step(), transfers(), step(), step()),
                         List.of(step(), step(), step()),
                         List.of(abort(1)),
-                        List.of(transfers(), step(), step(), step(), step(), step(), step()))));
+                        List.of(transfers(), step(), step(), step(), step(), step(), step()))),
+                // DoubleAbortApplication / ReusedIdStaleOutputUnderflow: r1 loaded, its step in flight, the client aborts and
+                // resubmits r1 (r1, never saved, is freed at once: r0's abort would leave it held for its save)
+                new RaceShape(List.of(Race.DoubleAbortApplication, Race.ReusedIdStaleOutputUnderflow),
+                        LincheckRun.scenario(List.of(add(1), step(), step(), step(), transfers(), step(), step(), step(), step(), step()),
+                        List.of(step(), step(), step(), step()),
+                        List.of(abort(1), add(1)),
+                        List.of(transfers(), step(), step(), step(), step(), step(), step(), step(), step(), step()))));
     }
 
     private static Actor step() {

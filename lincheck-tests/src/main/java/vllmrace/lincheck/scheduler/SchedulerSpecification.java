@@ -19,7 +19,10 @@ import java.util.TreeSet;
  * released exactly once: at once, or by the one transfer that still uses them: a save of r0 (reported after the
  * worker saw r0 in {@code finished_req_ids}), the load of r1 if it was aborted mid-load (#32255), but not when its
  * load had already been reported (the #32255 review). An aborted load whose push never lands is reclaimed
- * {@code RECLAIM_GRACE_STEPS} schedules later (#46289, proposed), after the remote side's lease.
+ * {@code RECLAIM_GRACE_STEPS} schedules later (#46289, proposed), after the remote side's lease. A resubmission is a
+ * new request (#27987): nothing sent for the aborted one, its ABORT or its step's output, touches it. The busy loop
+ * keeps stepping while a finished request still holds blocks (#43433). With one batch in flight (sync scheduling) a
+ * scheduled step is always processed before the next schedule.
  */
 public class SchedulerSpecification {
     private enum Phase { WAITING, LOADING, LOADED, RUNNING, FINISHED }
@@ -33,6 +36,8 @@ public class SchedulerSpecification {
         Phase phase = Phase.WAITING;
         boolean present = true;
         boolean hasBlocks;
+        Load load = Load.NONE;
+        Integer reclaimAt; // #46289: the schedule at which this load, aborted mid-load, is reclaimed
 
         Req(boolean remote) {
             this.remote = remote;
@@ -42,7 +47,9 @@ public class SchedulerSpecification {
     private record Batch(List<String> ids, Set<String> finishedReqIds) {
     }
 
-    private final boolean[] added = new boolean[2];
+    private final int batchQueueSize = SchedulerOperations.configuration().batchQueueSize(vllmrace.races.scheduler.EngineCoreRig.BATCH_QUEUE_SIZE);
+    private final int[] adds = new int[2];
+    private final boolean[] abortedLatest = new boolean[2];
     private final Map<String, Req> requests = new LinkedHashMap<>();
     private final Deque<String[]> inputQueue = new ArrayDeque<>();
     private final List<String> abortsQueue = new ArrayList<>();
@@ -50,26 +57,26 @@ public class SchedulerSpecification {
     private final Set<String> finishedReqIds = new LinkedHashSet<>();
     private final Set<String> seenByWorker = new HashSet<>();
     private final Map<String, Boolean> saves = new LinkedHashMap<>(); // id -> done
-    private Load load = Load.NONE;
     private Next next = Next.INPUT;
     private boolean blocks;
     private int schedules;
-    private Integer reclaimAt; // #46289: the step at which r1, aborted mid-load, is reclaimed
 
     public boolean addRequest(int id) {
-        if (added[id]) {
+        if (!(adds[id] == 0 || (abortedLatest[id] && adds[id] < SchedulerOperations.MAX_ADDS))) {
             return false;
         }
-        added[id] = true;
-        inputQueue.add(new String[] {"ADD", SchedulerOperations.requestId(id)});
+        adds[id]++;
+        abortedLatest[id] = false;
+        inputQueue.add(new String[] {"ADD", SchedulerOperations.label(id, adds[id]), String.valueOf(id)});
         return true;
     }
 
     public void abort(int id) {
-        if (added[id]) {
-            String requestId = SchedulerOperations.requestId(id);
-            inputQueue.add(new String[] {"ABORT", requestId});
-            abortsQueue.add(requestId);
+        if (adds[id] > 0) {
+            abortedLatest[id] = true;
+            String label = SchedulerOperations.label(id, adds[id]);
+            inputQueue.add(new String[] {"ABORT", label});
+            abortsQueue.add(label);
         }
     }
 
@@ -80,7 +87,7 @@ public class SchedulerSpecification {
                 while (!inputQueue.isEmpty()) {
                     String[] message = inputQueue.poll();
                     if (message[0].equals("ADD")) {
-                        requests.put(message[1], new Req(message[1].equals(SchedulerOperations.REMOTE_ID)));
+                        requests.put(message[1], new Req(SchedulerOperations.requestId(Integer.parseInt(message[2])).equals(SchedulerOperations.REMOTE_ID)));
                     } else {
                         abortRequest(message[1]);
                     }
@@ -103,7 +110,7 @@ public class SchedulerSpecification {
                     if (r.phase == Phase.WAITING && r.remote) {
                         r.phase = Phase.LOADING;
                         r.hasBlocks = true;
-                        load = Load.IN_FLIGHT;
+                        r.load = Load.IN_FLIGHT;
                     } else if (r.phase == Phase.WAITING || r.phase == Phase.LOADED) {
                         r.phase = Phase.RUNNING;
                         r.hasBlocks = true;
@@ -112,7 +119,7 @@ public class SchedulerSpecification {
                 }
                 batchQueue.addFirst(new Batch(ids, new LinkedHashSet<>(finishedReqIds)));
                 finishedReqIds.clear();
-                blocks = !(!ids.isEmpty() && batchQueue.size() < 2);
+                blocks = !(!ids.isEmpty() && batchQueue.size() < batchQueueSize);
                 return "schedule " + new TreeSet<>(ids);
             }
             default -> {
@@ -123,9 +130,12 @@ public class SchedulerSpecification {
                 Batch batch = batchQueue.pollLast();
                 // the worker's get_finished for this step
                 seenByWorker.addAll(batch.finishedReqIds());
-                boolean recv = load == Load.DONE;
-                if (recv) {
-                    load = Load.REPORTED;
+                List<Req> recved = new ArrayList<>();
+                for (Req r : requests.values()) {
+                    if (r.load == Load.DONE) {
+                        r.load = Load.REPORTED;
+                        recved.add(r);
+                    }
                 }
                 List<String> sent = new ArrayList<>();
                 for (Map.Entry<String, Boolean> save : saves.entrySet()) {
@@ -146,21 +156,22 @@ public class SchedulerSpecification {
                         freeRequest(id, r, false);
                     }
                 }
-                if (recv) {
-                    Req r = requests.get(SchedulerOperations.REMOTE_ID);
+                for (Req r : recved) {
                     if (r.phase == Phase.LOADING) {
                         r.phase = Phase.LOADED;
                     } else if (r.phase == Phase.FINISHED) {
                         r.present = false;
-                        reclaimAt = null;
+                        r.reclaimAt = null;
                     }
                 }
                 sent.forEach(id -> requests.get(id).present = false);
-                if (reclaimAt != null && reclaimAt <= schedules) {
-                    // the grace outlasts the remote side's lease: its push will not land; r1's blocks come back
-                    requests.get(SchedulerOperations.REMOTE_ID).present = false;
-                    load = Load.NONE;
-                    reclaimAt = null;
+                for (Req r : requests.values()) {
+                    if (r.reclaimAt != null && r.reclaimAt <= schedules) {
+                        // the grace outlasts the remote side's lease: its push will not land; the blocks come back
+                        r.present = false;
+                        r.load = Load.NONE;
+                        r.reclaimAt = null;
+                    }
                 }
                 return "update " + finished;
             }
@@ -168,8 +179,10 @@ public class SchedulerSpecification {
     }
 
     public void transfersComplete() {
-        if (load == Load.IN_FLIGHT) {
-            load = Load.DONE;
+        for (Req r : requests.values()) {
+            if (r.load == Load.IN_FLIGHT) {
+                r.load = Load.DONE;
+            }
         }
         saves.replaceAll((id, done) -> true);
     }
@@ -184,7 +197,7 @@ public class SchedulerSpecification {
         r.phase = Phase.FINISHED;
         freeRequest(id, r, loadStillWriting);
         if (loadStillWriting) {
-            reclaimAt = schedules + vllmrace.model.sched.Scheduler.RECLAIM_GRACE_STEPS;
+            r.reclaimAt = schedules + vllmrace.model.sched.Scheduler.RECLAIM_GRACE_STEPS;
         }
     }
 

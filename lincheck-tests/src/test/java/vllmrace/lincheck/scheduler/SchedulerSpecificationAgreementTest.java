@@ -8,6 +8,9 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import vllmrace.model.deploy.Profile;
 import vllmrace.model.fix.FixSet;
 import vllmrace.races.Race;
 import vllmrace.races.Variant;
@@ -16,12 +19,14 @@ import vllmrace.races.Variant;
  * Plain Java, no Lincheck: random sequential histories run on the model ({@link SchedulerOperations}) and on
  * {@link SchedulerSpecification} side by side. With every fix ON they agree on every result and the invariants
  * hold after every operation; this pins the specification to the fixed model, so a Lincheck failure on the
- * fixed model could only come from an interleaving. With a race's switch OFF some history disagrees or breaks an
- * invariant: the specification is not vacuous.
+ * fixed model could only come from an interleaving, under async and sync scheduling alike. With the switches of
+ * any race in the check's operation set OFF some history disagrees or breaks an invariant: the specification is not
+ * vacuous.
  */
 class SchedulerSpecificationAgreementTest {
     private static final int HISTORIES = 3000;
     private static final int LENGTH = 24;
+    private static boolean lastHistoryResubmitted;
 
     @AfterEach
     void allFixesAgain() {
@@ -30,6 +35,7 @@ class SchedulerSpecificationAgreementTest {
 
     /** Runs one random history; returns the first divergence or broken invariant, or null. */
     private static String run(long seed) {
+        lastHistoryResubmitted = false;
         Random random = new Random(seed);
         SchedulerOperations model = new SchedulerOperations();
         SchedulerSpecification spec = new SchedulerSpecification();
@@ -42,6 +48,7 @@ class SchedulerSpecificationAgreementTest {
             if (op < 2) {
                 history.add("add(" + id + ")");
                 got = model.addRequest(id);
+                lastHistoryResubmitted |= Boolean.TRUE.equals(got) && history.subList(0, history.size() - 1).contains("add(" + id + ")");
                 want = spec.addRequest(id);
             } else if (op < 3) {
                 history.add("abort(" + id + ")");
@@ -70,20 +77,23 @@ class SchedulerSpecificationAgreementTest {
         return null;
     }
 
-    @Test
-    void fixedModelAgreesWithTheSpecificationOnEveryHistory() {
-        SchedulerOperations.configure(FixSet.all());
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Profile.class, names = {"MAIN", "MAIN_SYNC_SCHEDULING"})
+    void fixedModelAgreesWithTheSpecificationOnEveryHistory(Profile deployment) {
+        SchedulerOperations.configure(FixSet.all(), deployment.configuration());
+        int resubmitted = 0;
         for (long seed = 0; seed < HISTORIES; seed++) {
             String divergence = run(seed);
             assertEquals(null, divergence, "seed " + seed);
+            resubmitted += lastHistoryResubmitted ? 1 : 0;
         }
+        assertTrue(resubmitted > 0, "no history resubmitted an aborted id: the resubmission path went unchecked");
     }
 
     @Test
     void eachSchedulerRaceAsReportedBreaksSomeHistory() {
-        for (Race race : List.of(Race.DoubleFreeOnAbortedAsyncSave, Race.AbortOfFinishedDelayFreed, Race.AbortLosesToFinalStep,
-                Race.AbortedLoadFreesBlocks, Race.AbortedLoadLeak)) {
-            SchedulerOperations.configure(race.fixes(Variant.REPORTED));
+        for (Race race : vllmrace.lincheck.LinearizabilityCheck.SCHEDULER.operationRaces()) {
+            SchedulerOperations.configure(race.fixes(Variant.REPORTED), race.configuration());
             String first = null;
             for (long seed = 0; seed < HISTORIES && first == null; seed++) {
                 first = run(seed);
