@@ -18,6 +18,7 @@ import vllmrace.model.fix.FixSet;
 import vllmrace.races.Expectation;
 import vllmrace.races.Params;
 import vllmrace.races.Race;
+import vllmrace.races.Shard;
 import vllmrace.races.RaceScenario;
 import vllmrace.races.Schedule;
 import vllmrace.races.Variant;
@@ -38,8 +39,9 @@ public final class Hunt {
      * name for the report, and the bounds.
      */
     public record Options(long seed, FixSet fixes, Configuration configuration, String fixesName, int maxScenarios,
-                          long maxMillis, int threads) {
+                          long maxMillis, int threads, Shard shard) {
         public Options {
+            Objects.requireNonNull(shard, "shard");
             Objects.requireNonNull(fixes, "fixes");
             Objects.requireNonNull(configuration, "configuration");
             Objects.requireNonNull(fixesName, "fixesName");
@@ -47,6 +49,17 @@ public final class Hunt {
                 throw new IllegalArgumentException("bounds must be positive: scenarios " + maxScenarios + ", millis " + maxMillis
                         + ", threads " + threads);
             }
+        }
+
+        /** Every program of the seed below {@code maxScenarios} (shard 1/1). */
+        public Options(long seed, FixSet fixes, Configuration configuration, String fixesName, int maxScenarios, long maxMillis,
+                       int threads) {
+            this(seed, fixes, configuration, fixesName, maxScenarios, maxMillis, threads, Shard.ALL);
+        }
+
+        /** Whether program {@code index} of the seed is this hunt's: below the bound and in its shard. */
+        public boolean includes(int index) {
+            return index >= 0 && index < maxScenarios && shard.includesIndex(index);
         }
     }
 
@@ -66,10 +79,13 @@ public final class Hunt {
     public record Finding(String id, int scenario, HuntProgram original, HuntProgram minimal, Explored explored) {
     }
 
-    /** The hunt's outcome and figures. */
+    /**
+     * The hunt's outcome and figures; {@code explored} holds the index of every program it ran (within its shard: the
+     * indices {@code i < maxScenarios} with {@code i % N == I - 1}, from the lowest, until the time bound).
+     */
     public record Report(Options options, int scenarios, long interleavings, long millis, int violatingScenarios,
                          int modellingErrors, Map<Race, Rediscovery> rediscoveries, List<Finding> findings,
-                         List<Race> expressible) {
+                         List<Race> expressible, java.util.BitSet explored) {
         public double interleavingsPerSecond() {
             return millis == 0 ? 0 : interleavings * 1000.0 / millis;
         }
@@ -322,11 +338,18 @@ public final class Hunt {
         AtomicInteger modellingErrors = new AtomicInteger();
         Map<Race, Rediscovery> rediscoveries = new ConcurrentHashMap<>();
         Map<String, Finding> findings = new ConcurrentHashMap<>();
+        java.util.BitSet ran = new java.util.BitSet();
+        Shard shard = options.shard();
         Runnable worker = () -> {
             while (System.nanoTime() < deadline) {
-                int index = next.getAndIncrement();
-                if (index >= options.maxScenarios()) {
+                long nth = next.getAndIncrement();
+                long candidate = shard.index() - 1 + nth * shard.count(); // the shard's nth program of the seed
+                if (candidate >= options.maxScenarios()) {
                     return;
+                }
+                int index = (int) candidate;
+                synchronized (ran) {
+                    ran.set(index);
                 }
                 HuntProgram program = program(options.seed(), index);
                 Explored explored = explore(program, options.fixes(), options.configuration());
@@ -376,7 +399,7 @@ public final class Hunt {
         List<Finding> sorted = findings.values().stream()
                 .sorted(java.util.Comparator.comparingInt((Finding f) -> f.minimal().size()).thenComparingInt(Finding::scenario)).toList();
         return new Report(options, scenarios.get(), interleavings.get(), millis, violatingScenarios.get(), modellingErrors.get(),
-                ordered, sorted, expressible());
+                ordered, sorted, expressible(), ran);
     }
 
     private static String findingId(Explored explored, HuntProgram minimal) {

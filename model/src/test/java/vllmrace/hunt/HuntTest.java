@@ -49,6 +49,37 @@ class HuntTest {
         assertEquals(0, r.modellingErrors());
     }
 
+    /** Shards of one hunt take disjoint programs that together are the unsharded hunt's, with the same figures summed. */
+    @Test
+    void shardsAreDisjointAndTogetherTheWholeHunt() {
+        int scenarios = 30;
+        Hunt.Report whole = new Hunt(new Hunt.Options(SEED, FixSet.none(), Configuration.DEFAULT, "none", scenarios, 60_000, 1)).run();
+        java.util.BitSet union = new java.util.BitSet();
+        long interleavings = 0;
+        int violating = 0;
+        java.util.Map<Race, Integer> counts = new java.util.HashMap<>();
+        for (int i = 1; i <= 3; i++) {
+            vllmrace.races.Shard shard = new vllmrace.races.Shard(i, 3);
+            Hunt.Report part = new Hunt(new Hunt.Options(SEED, FixSet.none(), Configuration.DEFAULT, "none", scenarios, 60_000, 1, shard)).run();
+            assertFalse(union.intersects(part.explored()), "shard " + shard + " ran a program another shard ran: " + part.explored());
+            int residue = i - 1;
+            part.explored().stream().forEach(index -> assertEquals(residue, index % 3, "shard " + shard + " ran program " + index));
+            assertEquals(part.explored().cardinality(), part.scenarios());
+            union.or(part.explored());
+            interleavings += part.interleavings();
+            violating += part.violatingScenarios();
+            part.rediscoveries().forEach((race, d) -> counts.merge(race, d.count(), Integer::sum));
+        }
+        assertEquals(whole.explored(), union, "the shards together ran exactly the unsharded hunt's programs");
+        assertEquals(scenarios, union.cardinality());
+        assertEquals(whole.interleavings(), interleavings);
+        assertEquals(whole.violatingScenarios(), violating);
+        java.util.Map<Race, Integer> wholeCounts = new java.util.HashMap<>();
+        whole.rediscoveries().forEach((race, d) -> wholeCounts.put(race, d.count()));
+        assertEquals(wholeCounts, counts);
+        assertFalse(counts.isEmpty(), "with every fix off some race is found again in 30 programs");
+    }
+
     @Test
     void aProgramIsReproducedFromItsSeedAndIndex() {
         assertEquals(Hunt.program(SEED, 17), Hunt.program(SEED, 17));

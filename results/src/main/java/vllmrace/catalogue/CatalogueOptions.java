@@ -139,8 +139,14 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
         if (huntOption && command != Command.HUNT) {
             throw new UsageException("--seed, --fixes, --scenarios, --time and --scenario belong to --hunt");
         }
-        if (command == Command.HUNT && (!named.isEmpty() || deep || !shard.equals(Shard.ALL))) {
-            throw new UsageException("--hunt draws its own scenarios: it takes no race, --shard or --deep");
+        if (command == Command.HUNT && (!named.isEmpty() || deep)) {
+            throw new UsageException("--hunt draws its own scenarios: it takes no race or --deep");
+        }
+        if (command == Command.HUNT && hunt.scenario() >= 0 && !shard.equals(Shard.ALL)) {
+            throw new UsageException("--scenario reproduces one program of the seed: it takes no --shard");
+        }
+        if (command == Command.HUNT) {
+            hunt = hunt.withShard(shard); // the shard splits the seed's programs, not the races
         }
         if (command == Command.MUTATION && (!named.isEmpty() || deep || !shard.equals(Shard.ALL))) {
             throw new UsageException("--mutation runs over the whole model: it takes no race, --shard or --deep");
@@ -246,7 +252,7 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
             Usage: ./catalogue [RACE | #PR | 'seed 003' ...] [--shard I/N] [--deep]
                    ./catalogue --flake [N] [RACE ...] [--shard I/N] [--deep]
                    ./catalogue --list [--profile ID] | --render | --hit-rates [--runs N] [RACE ...] | --mutation | --drift PATH [--pinned DIR] | --help
-                   ./catalogue --hunt [--profile ID | --fixes all|none|FIX,...] [--seed N] [--scenarios N] [--time SECONDS] [--scenario I]
+                   ./catalogue --hunt [--profile ID | --fixes all|none|FIX,...] [--seed N] [--scenarios N] [--time SECONDS] [--shard I/N | --scenario I]
                    ./catalogue --prove [--bound shape|mixed:N|whole:N]
 
             Reproduces each race of the registry under every engine (every step interleaving, Lincheck, JCStress) and
@@ -281,7 +287,9 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
                                      catalogue is found). --profile ID (default main), or --fixes all, none or
                                      FIX,FIX (upstream's default configuration); --seed (default
                                      20261201); bounds --scenarios (default 1000000) and --time (default 240 s);
-                                     --scenario I reproduces program I of the seed with its interleavings
+                                     --scenario I reproduces program I of the seed with its interleavings;
+                                     --shard I/N takes the seed's programs i with i % N == I - 1 (disjoint shards of
+                                     one seed, merged into one summary as each shard lands)
               --prove                every linearizability check, bounded-exhaustively: every program of the bound,
                                      every interleaving, each history against the sequential specification; rows:
                                      every fix, each profile of vLLM main, each race reported and each of its closers

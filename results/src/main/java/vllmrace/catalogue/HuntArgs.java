@@ -6,6 +6,7 @@ import vllmrace.model.deploy.Configuration;
 import vllmrace.model.deploy.Profile;
 import vllmrace.model.fix.Fix;
 import vllmrace.model.fix.FixSet;
+import vllmrace.races.Shard;
 
 /**
  * The hunt's settings from {@code ./catalogue --hunt [--seed N] [--fixes SET] [--scenarios N] [--time SECONDS]
@@ -18,8 +19,17 @@ import vllmrace.model.fix.FixSet;
  * @param scenarios the most programs to draw
  * @param seconds   the time bound
  * @param scenario  one program of the seed to reproduce, or -1
+ * @param shard     the share of the seed's programs this run takes ({@code --shard I/N}: the indices {@code i % N == I - 1})
  */
-record HuntArgs(long seed, String fixesName, int scenarios, int seconds, int scenario) {
+record HuntArgs(long seed, String fixesName, int scenarios, int seconds, int scenario, Shard shard) {
+    HuntArgs(long seed, String fixesName, int scenarios, int seconds, int scenario) {
+        this(seed, fixesName, scenarios, seconds, scenario, Shard.ALL);
+    }
+
+    HuntArgs withShard(Shard shard) {
+        return new HuntArgs(seed, fixesName, scenarios, seconds, scenario, shard);
+    }
+
     static final long DEFAULT_SEED = 20261201L;
     static final int DEFAULT_SECONDS = 240;
     static final int DEFAULT_SCENARIOS = 1_000_000;
@@ -51,6 +61,12 @@ record HuntArgs(long seed, String fixesName, int scenarios, int seconds, int sce
     /** The command-line option that reproduces it: {@code --profile main} or {@code --fixes none}. */
     String option() {
         return (profile() != null ? "--profile " : "--fixes ") + fixesName;
+    }
+
+    /** The whole command line of this run, shard included. */
+    String commandLine() {
+        return "./catalogue --hunt " + option() + " --seed " + seed + " --scenarios " + scenarios + " --time " + seconds
+                + (shard.equals(Shard.ALL) ? "" : " --shard " + shard);
     }
 
     static FixSet fixes(String name) {

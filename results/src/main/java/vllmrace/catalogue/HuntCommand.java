@@ -6,9 +6,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 import vllmrace.hunt.Hunt;
 import vllmrace.hunt.HuntProgram;
@@ -17,6 +21,7 @@ import vllmrace.model.detect.Violation;
 import vllmrace.model.fix.Fix;
 import vllmrace.model.fix.FixSet;
 import vllmrace.races.Race;
+import vllmrace.races.Shard;
 
 /**
  * {@code ./catalogue --hunt}: the race hunt ({@link Hunt}) with its seed and bounds; prints the figures, each
@@ -40,11 +45,13 @@ final class HuntCommand {
         }
         int threads = Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors()));
         Hunt.Options options = new Hunt.Options(args.seed(), args.fixes(), args.configuration(), args.fixesName(), args.scenarios(),
-                args.seconds() * 1000L, threads);
+                args.seconds() * 1000L, threads, args.shard());
         out.line("Race hunt: seed " + args.seed() + ", " + args.describe() + " " + args.fixes()
                 + (args.configuration().equals(vllmrace.model.deploy.Configuration.DEFAULT) ? "" : ", configuration " + args.configuration())
                 + ", at most "
-                + args.scenarios() + " scenarios or " + args.seconds() + " s, " + threads + " thread(s)");
+                + args.scenarios() + " scenarios or " + args.seconds() + " s, " + threads + " thread(s)"
+                + (args.shard().equals(Shard.ALL) ? "" : ", shard " + args.shard() + " (programs i with i % " + args.shard().count()
+                + " == " + (args.shard().index() - 1) + ")"));
         Hunt.Report report = new Hunt(options).run();
         out.line(String.format(Locale.ROOT, "explored %,d scenarios, %,d interleavings in %.1f s (%,.0f interleavings/s); "
                         + "%,d scenarios violate, %,d interleavings ended in a modelling error", report.scenarios(), report.interleavings(),
@@ -58,9 +65,11 @@ final class HuntCommand {
             f.explored().violations().forEach(v -> out.detail("    " + v));
         }
         Path dir = results.resolve("hunt").resolve(args.fixesName().replace(',', '+'));
-        write(dir, report);
+        HuntTally merged = write(dir, report);
         out.line((report.findings().isEmpty() ? "No finding outside the catalogue. " : report.findings().size() + " finding(s). ")
-                + "Summary: " + results.getParent().relativize(dir.resolve("README.md")));
+                + "Summary: " + results.getParent().relativize(dir.resolve("README.md"))
+                + (args.shard().equals(Shard.ALL) ? "" : " (shards merged: " + merged.shards().size() + " of " + merged.count()
+                + (merged.complete() ? "" : "; missing " + merged.missing().stream().map(Shard::toString).collect(Collectors.joining(", "))) + ")"));
         return report.findings().isEmpty() ? 0 : 1;
     }
 
@@ -91,34 +100,107 @@ final class HuntCommand {
         return lines;
     }
 
-    private void write(Path dir, Hunt.Report report) {
+    /**
+     * Writes this run's shard file and finding pages and re-renders the summary from every shard of the same hunt present
+     * in {@code dir}. A whole run (no {@code --shard}), or a shard of a different hunt than the files there (another seed,
+     * deployment, bound or shard count), first clears the directory; a shard run again replaces its own pages only.
+     */
+    private HuntTally write(Path dir, Hunt.Report report) {
+        Map<String, HuntTally.Seen> seen = new LinkedHashMap<>();
+        report.rediscoveries().forEach((race, d) -> seen.put(race.name(), new HuntTally.Seen(d.count(), d.firstAtMillis(), d.firstScenario())));
+        Map<String, String> lines = new LinkedHashMap<>();
+        for (Hunt.Finding f : report.findings()) {
+            Map<Fix, List<Race>> single = Hunt.singleFixesRemoving(f.minimal(), report.options().fixes(), report.options().configuration());
+            lines.put(f.id(), f.minimal() + (single.isEmpty() ? "" : "; removed by " + single.keySet().stream().map(Fix::name)
+                    .collect(Collectors.joining(" or ")) + " alone") + " (shard " + args.shard() + ", scenario " + f.scenario() + ")");
+        }
+        HuntTally mine = HuntTally.of(args, report.options().threads(), report.scenarios(), report.interleavings(), report.millis(),
+                report.violatingScenarios(), report.modellingErrors(), seen, lines);
+        Path shardsDir = dir.resolve("shards");
         try {
-            if (Files.isDirectory(dir)) {
-                try (var old = Files.list(dir)) {
-                    for (Path p : old.toList()) {
-                        if (p.getFileName().toString().endsWith(".md")) {
-                            Files.delete(p);
-                        }
-                    }
+            Map<Path, HuntTally> present = readShards(shardsDir);
+            boolean fresh = args.shard().equals(Shard.ALL) || present.values().stream()
+                    .anyMatch(t -> !t.hunt().equals(mine.hunt()) || t.count() != mine.count());
+            List<HuntTally> others = new ArrayList<>();
+            Set<String> oldPages = new HashSet<>();
+            for (Map.Entry<Path, HuntTally> e : present.entrySet()) {
+                if (!fresh && e.getValue().shards().equals(mine.shards())) {
+                    oldPages.addAll(e.getValue().findings().keySet());
+                } else if (!fresh) {
+                    others.add(e.getValue());
                 }
             }
-            Files.createDirectories(dir);
-            Files.writeString(dir.resolve("README.md"), summary(report), StandardCharsets.UTF_8);
+            if (fresh) {
+                deleteAll(dir, ".md");
+                deleteAll(shardsDir, ".tsv");
+            } else {
+                others.forEach(t -> oldPages.removeAll(t.findings().keySet()));
+                for (String id : oldPages) {
+                    Files.deleteIfExists(dir.resolve(id + ".md"));
+                }
+            }
+            Files.createDirectories(shardsDir);
+            Files.writeString(shardsDir.resolve(args.shard().index() + "-of-" + args.shard().count() + ".tsv"), mine.toTsv(),
+                    StandardCharsets.UTF_8);
             for (Hunt.Finding f : report.findings()) {
                 Files.writeString(dir.resolve(f.id() + ".md"), finding(f), StandardCharsets.UTF_8);
             }
+            List<HuntTally> all = new ArrayList<>(others);
+            all.add(mine);
+            HuntTally merged = HuntTally.merge(all);
+            Files.writeString(dir.resolve("README.md"), summary(merged, report.options()), StandardCharsets.UTF_8);
+            return merged;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
-    private String summary(Hunt.Report r) {
-        Hunt.Options o = r.options();
+    /** The shard files in {@code shardsDir}; one this command cannot read counts as another hunt's (it is replaced). */
+    private static Map<Path, HuntTally> readShards(Path shardsDir) throws IOException {
+        Map<Path, HuntTally> tallies = new TreeMap<>();
+        if (!Files.isDirectory(shardsDir)) {
+            return tallies;
+        }
+        try (var files = Files.list(shardsDir)) {
+            for (Path p : files.filter(f -> f.getFileName().toString().endsWith(".tsv")).toList()) {
+                try {
+                    tallies.put(p, HuntTally.parse(Files.readAllLines(p, StandardCharsets.UTF_8)));
+                } catch (IllegalArgumentException e) {
+                    tallies.put(p, new HuntTally("unreadable " + p.getFileName(), List.of(1), 1, 1, 0, 0, 0, 0, 0, 0, Map.of(), Map.of()));
+                }
+            }
+        }
+        return tallies;
+    }
+
+    private static void deleteAll(Path dir, String suffix) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return;
+        }
+        try (var old = Files.list(dir)) {
+            for (Path p : old.toList()) {
+                if (p.getFileName().toString().endsWith(suffix)) {
+                    Files.delete(p);
+                }
+            }
+        }
+    }
+
+    private String summary(HuntTally r, Hunt.Options o) {
         StringBuilder b = new StringBuilder();
         b.append("# Race hunt, ").append(args.describe().replaceFirst(" (.*)", " `$1`")).append("\n\n");
-        b.append("Written by `./catalogue --hunt ").append(args.option()).append(" --seed ").append(o.seed())
-                .append(" --scenarios ").append(o.maxScenarios()).append(" --time ").append(o.maxMillis() / 1000).append("`. Fixes on: ")
-                .append(o.fixes()).append("; configuration: ").append(o.configuration()).append(".\n\n");
+        HuntArgs whole = args.withShard(Shard.ALL);
+        if (r.count() == 1) {
+            b.append("Written by `").append(whole.commandLine()).append("`.");
+        } else {
+            b.append("Written by `").append(whole.commandLine()).append(" --shard I/").append(r.count()).append("`, shards ")
+                    .append(r.shards().stream().map(i -> i + "/" + r.count()).collect(Collectors.joining(", ")))
+                    .append(r.complete() ? " (every shard merged)" : " (incomplete: shards " + r.missing().stream().map(Shard::toString)
+                            .collect(Collectors.joining(", ")) + " not run yet)").append(". Shard I takes the seed's programs i with "
+                            + "i % ").append(r.count()).append(" == I - 1; the shards are disjoint and, complete, cover the unsharded run's "
+                            + "programs.");
+        }
+        b.append(" Fixes on: ").append(o.fixes()).append("; configuration: ").append(o.configuration()).append(".\n\n");
         b.append("Each scenario is a program drawn from the seed: one to three requests (prompt blocks, length, a stop token, "
                 + "local / remote prefill / a chunk being written, what the connector saves) over a pool that fits each request "
                 + "alone, up to two busy-loop iterations of set-up, and two actors of up to three operations (actor 1: abort, "
@@ -132,29 +214,29 @@ final class HuntCommand {
         b.append("| figure | value |\n|---|---|\n");
         b.append("| scenarios explored | ").append(String.format(Locale.ROOT, "%,d", r.scenarios())).append(" |\n");
         b.append("| interleavings explored | ").append(String.format(Locale.ROOT, "%,d", r.interleavings())).append(" |\n");
-        b.append("| wall time | ").append(String.format(Locale.ROOT, "%.1f s", r.millis() / 1000.0)).append(" (")
-                .append(o.threads()).append(" thread(s)) |\n");
-        b.append("| interleavings per second | ").append(String.format(Locale.ROOT, "%,.0f", r.interleavingsPerSecond())).append(" |\n");
-        b.append("| violating scenarios | ").append(String.format(Locale.ROOT, "%,d", r.violatingScenarios())).append(" |\n");
+        if (r.count() == 1) {
+            b.append("| wall time | ").append(String.format(Locale.ROOT, "%.1f s", r.millis() / 1000.0)).append(" (")
+                    .append(r.threads()).append(" thread(s)) |\n");
+        } else {
+            b.append("| wall time | ").append(String.format(Locale.ROOT, "%.1f s summed over the shards, %.1f s the longest", r.millis() / 1000.0,
+                    r.longestMillis() / 1000.0)).append(" (").append(r.threads()).append(" thread(s) each) |\n");
+        }
+        b.append("| interleavings per second | ").append(String.format(Locale.ROOT, "%,.0f", r.interleavingsPerSecond()))
+                .append(r.count() == 1 ? "" : " (per shard)").append(" |\n");
+        b.append("| violating scenarios | ").append(String.format(Locale.ROOT, "%,d", r.violating())).append(" |\n");
         b.append("| interleavings ending in a modelling error | ").append(r.modellingErrors()).append(" |\n");
         b.append("| findings (outside the catalogue) | ").append(r.findings().size()).append(" |\n\n");
         b.append("## Rediscoveries\n\n| race | scenarios | first after | first scenario |\n|---|---|---|---|\n");
-        for (Hunt.Rediscovery d : r.rediscoveries().values()) {
-            b.append("| `").append(d.race().name()).append("` | ").append(d.count()).append(" | ")
-                    .append(String.format(Locale.ROOT, "%.1f s", d.firstAtMillis() / 1000.0)).append(" | ").append(d.firstScenario()).append(" |\n");
-        }
-        List<String> missed = r.expressible().stream().filter(x -> !r.rediscoveries().containsKey(x)).map(Race::name).toList();
+        r.rediscoveries().forEach((race, d) -> b.append("| `").append(race).append("` | ").append(d.count()).append(" | ")
+                .append(String.format(Locale.ROOT, "%.1f s", d.firstAtMillis() / 1000.0)).append(r.count() == 1 ? "" : " (in its shard)")
+                .append(" | ").append(d.firstScenario()).append(" |\n"));
+        List<String> missed = Hunt.expressible().stream().map(Race::name).filter(x -> !r.rediscoveries().containsKey(x)).toList();
         b.append("\nScheduler races of the catalogue not rediscovered in this run: ").append(missed.isEmpty() ? "none" : String.join(", ", missed))
                 .append(" (with these fixes on, a race whose closer is merged cannot show).\n\n## Findings\n\n");
         if (r.findings().isEmpty()) {
             b.append("None: every violation is explained by a catalogued race.\n");
         }
-        for (Hunt.Finding f : r.findings()) {
-            Map<Fix, List<Race>> single = Hunt.singleFixesRemoving(f.minimal(), o.fixes(), o.configuration());
-            b.append("- [").append(f.id()).append("](").append(f.id()).append(".md): ").append(f.minimal())
-                    .append(single.isEmpty() ? "" : "; removed by " + single.keySet().stream().map(Fix::name)
-                            .collect(Collectors.joining(" or ")) + " alone").append("\n");
-        }
+        r.findings().forEach((id, line) -> b.append("- [").append(id).append("](").append(id).append(".md): ").append(line).append("\n"));
         return b.toString();
     }
 

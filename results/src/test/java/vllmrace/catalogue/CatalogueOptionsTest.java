@@ -117,7 +117,7 @@ class CatalogueOptionsTest {
     }
 
     @Test
-    void huntBadInputIsOneLine() {
+    void huntBadInputIsOneLine() throws Exception {
         assertTrue(refused("--hunt", "--fixes", "NOPE").startsWith("--fixes: no fix 'NOPE'"));
         assertTrue(refused("--hunt", "--seed", "x").startsWith("--seed: a whole number"));
         assertTrue(refused("--hunt", "--scenarios", "0").startsWith("--scenarios: a number from 1"));
@@ -126,7 +126,11 @@ class CatalogueOptionsTest {
         assertTrue(refused("--hunt", "--scenario", "-1").startsWith("--scenario"));
         assertTrue(refused("--hunt", "--scenario", "x1").startsWith("--scenario: a scenario index"));
         assertEquals("--seed, --fixes, --scenarios, --time and --scenario belong to --hunt", refused("--seed", "3"));
-        assertEquals("--hunt draws its own scenarios: it takes no race, --shard or --deep", refused("--hunt", "AbortedLoadLeak"));
+        assertEquals("--hunt draws its own scenarios: it takes no race or --deep", refused("--hunt", "AbortedLoadLeak"));
+        assertEquals("--scenario reproduces one program of the seed: it takes no --shard", refused("--hunt", "--scenario", "3", "--shard", "1/2"));
+        assertTrue(refused("--hunt", "--shard", "3/2").startsWith("--shard: a shard is I/N"));
+        assertEquals(new vllmrace.races.Shard(2, 4), CatalogueOptions.parse("--hunt", "--fixes", "none", "--shard", "2/4").hunt().shard());
+        assertEquals(vllmrace.races.Shard.ALL, CatalogueOptions.parse("--hunt").hunt().shard());
         assertTrue(refused("--hunt", "--list").contains("cannot be combined"));
         assertEquals("--fixes needs a value (./catalogue --help)", refused("--hunt", "--fixes"));
     }
