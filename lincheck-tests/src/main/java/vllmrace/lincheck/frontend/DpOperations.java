@@ -47,10 +47,18 @@ public class DpOperations {
         dp.pauseGeneration();
     }
 
-    /** {@code AsyncLLM.resume_generation}. */
+    /**
+     * {@code AsyncLLM.resume_generation}: "resumed", or "refused" while a pause has not reached the ranks' consensus (a
+     * client still awaiting its {@code pause_generation} cannot resume; another task's resume is refused).
+     */
     @Operation(nonParallelGroup = "ranks")
-    public void resume() {
-        dp.resumeGeneration();
+    public String resume() {
+        try {
+            dp.resumeGeneration();
+            return "resumed";
+        } catch (IllegalStateException pauseInFlight) {
+            return "refused";
+        }
     }
 
     /** One lockstep busy-loop iteration of the ranks. */

@@ -77,8 +77,20 @@ public final class DpDeployment implements Wired {
     /**
      * {@code AsyncLLM.resume_generation}: every rank resumes ({@code ignore_start_dp_wave = False}, its held requests go
      * to the scheduler) and the resume barrier runs every rank if any has work.
+     *
+     * <p>With #39366 a pause completes only at the ranks' consensus: {@code DPEngineCoreProc._pause_complete} sets
+     * {@code pending_pause} and {@code engines_running} and returns False, so {@code pause_generation} returns once the
+     * ranks have stepped to consensus, and that wave's end moves every rank to the next wave (a START of the old wave is
+     * then stale). A resume while a pause is still in flight is refused, as {@code resume_scheduler} refuses it; nothing
+     * changes.
+     *
+     * @throws IllegalStateException while a rank's pause has not reached consensus
      */
     public synchronized void resumeGeneration() {
+        if (ranks.stream().anyMatch(DpRank::pendingPause)) {
+            throw new IllegalStateException("resume_generation while a pause is in flight: pause_generation returns only at the "
+                    + "ranks' consensus (#39366's pending_pause), and resume_scheduler refuses an unfinished pause");
+        }
         ranks.forEach(DpRank::resume);
         boolean work = ranks.stream().anyMatch(DpRank::hasUnfinished);
         ranks.forEach(r -> r.setEnginesRunning(work));

@@ -48,6 +48,27 @@ class DpDeploymentTest {
         assertTrue(dp.violations().isEmpty(), dp.violations().toString());
     }
 
+    /**
+     * The hunt's candidate (every fix, [add] || [pause, resume], then the drain: rank 0 stepping alone on a stale START) is
+     * a program vLLM cannot run: pause_generation returns only at the ranks' consensus, whose wave end makes that START
+     * stale. A resume before it is refused and changes nothing; after consensus the same program is clean.
+     */
+    @Test
+    void aResumeBeforeThePauseReachedConsensusIsRefusedAndChangesNothing() {
+        DpDeployment dp = new DpDeployment(FixSet.all(), Configuration.DEFAULT);
+        dp.addRequest("X", 1);
+        dp.pauseGeneration();
+        String before = dp.toString();
+        IllegalStateException refused = assertThrows(IllegalStateException.class, dp::resumeGeneration);
+        assertTrue(refused.getMessage().startsWith("resume_generation while a pause is in flight"), refused.getMessage());
+        assertEquals(before, dp.toString(), "a refused resume changes nothing");
+        assertTrue(dp.iterate(), "the ranks step to the pause's consensus");
+        dp.resumeGeneration();
+        quiesce(dp);
+        dp.checkQuiescence();
+        assertTrue(dp.violations().isEmpty(), "after consensus the old START is stale: no rank steps alone: " + dp.violations());
+    }
+
     @Test
     void badInputIsRefusedWithTheStateIntact() {
         DpDeployment dp = new DpDeployment(FixSet.all(), Configuration.DEFAULT);
