@@ -102,8 +102,9 @@ final class HuntCommand {
 
     /**
      * Writes this run's shard file and finding pages and re-renders the summary from every shard of the same hunt present
-     * in {@code dir}. A whole run (no {@code --shard}), or a shard of a different hunt than the files there (another seed,
-     * deployment, bound or shard count), first clears the directory; a shard run again replaces its own pages only.
+     * in {@code dir}. A whole run (no {@code --shard}), the first shard written there, or a shard of a different hunt than
+     * the files there (another seed, deployment, bound or shard count), first clears the directory; a shard run again
+     * replaces its own pages only.
      */
     private HuntTally write(Path dir, Hunt.Report report) {
         Map<String, HuntTally.Seen> seen = new LinkedHashMap<>();
@@ -119,7 +120,8 @@ final class HuntCommand {
         Path shardsDir = dir.resolve("shards");
         try {
             Map<Path, HuntTally> present = readShards(shardsDir);
-            boolean fresh = args.shard().equals(Shard.ALL) || present.values().stream()
+            // a whole run, the first shard file (pages there are an older run's), or a shard of another hunt: start afresh
+            boolean fresh = args.shard().equals(Shard.ALL) || present.isEmpty() || present.values().stream()
                     .anyMatch(t -> !t.hunt().equals(mine.hunt()) || t.count() != mine.count());
             List<HuntTally> others = new ArrayList<>();
             Set<String> oldPages = new HashSet<>();

@@ -28,8 +28,11 @@ class HuntShardMergeTest {
     @Test
     void shardsMergeIntoOneSummaryAndRoundTrip(@TempDir Path tmp) throws Exception {
         Path results = Files.createDirectories(tmp.resolve("results"));
-        run(results, args(new Shard(2, 2)));
         Path dir = results.resolve("hunt/none");
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve("Hunt-SC4-old.md"), "a page of an older whole run");
+        run(results, args(new Shard(2, 2)));
+        assertFalse(Files.exists(dir.resolve("Hunt-SC4-old.md")), "the first shard file starts afresh: an older run's pages go");
         String half = Files.readString(dir.resolve("README.md"));
         assertTrue(half.contains("shards 2/2 (incomplete: shards 1/2 not run yet)"), half);
         run(results, args(new Shard(1, 2)));
