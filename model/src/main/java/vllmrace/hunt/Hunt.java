@@ -27,12 +27,15 @@ import vllmrace.races.Variant;
  * The race hunt: draws {@link HuntProgram}s from a seed, runs every step interleaving of each with the step enumerator,
  * shrinks each violation to a minimal program, and classifies it against the catalogue: a violation that a catalogued
  * race explains (an invariant in common, and that race's closers, switched on as well, remove it) is a rediscovery of
- * that race; anything else is a finding. Program {@code i} of seed {@code s} is drawn from {@code new Random(s * K + i)},
+ * that race; one that catalogued races explain in turn (the closers of one expose the next) is a composition of them, in
+ * that order; anything else is a finding. Program {@code i} of seed {@code s} is drawn from {@code new Random(s * K + i)},
  * so a finding is reproduced from its seed and index whatever else the run did.
  */
 public final class Hunt {
     private static final long SEED_STRIDE = 1_000_003L;
     private static final int MAX_SHRINK_ROUNDS = 64;
+    /** The longest chain of races a composition is searched for; a violation only a longer one explains is a finding. */
+    private static final int MAX_COMPOSITION = 4;
 
     /**
      * What to hunt: the seed, the fix set and the deployment's configuration (a profile's, or upstream's defaults), its
@@ -71,8 +74,76 @@ public final class Hunt {
         }
     }
 
+    /**
+     * What explains a violation: a rediscovery of one or more catalogued races (their closers are what removes it), a
+     * composition (the closers of the first race change what breaks, which the next race explains, and so on until the
+     * last race's closers leave it clean: the races in that order), or nothing catalogued: a finding.
+     */
+    public record Classification(Kind kind, List<Race> races) {
+        /** How a violation is explained. */
+        public enum Kind { REDISCOVERY, COMPOSITION, FINDING }
+
+        public static final Classification FINDING = new Classification(Kind.FINDING, List.of());
+
+        public Classification {
+            Objects.requireNonNull(kind, "kind");
+            races = List.copyOf(races);
+            if (races.isEmpty() != (kind == Kind.FINDING)) {
+                throw new IllegalArgumentException(kind + " with races " + races);
+            }
+        }
+
+        public static Classification rediscovery(List<Race> races) {
+            return new Classification(Kind.REDISCOVERY, races);
+        }
+
+        public static Classification composition(List<Race> races) {
+            return new Classification(races.size() == 1 ? Kind.REDISCOVERY : Kind.COMPOSITION, races);
+        }
+
+        public boolean explained() {
+            return kind != Kind.FINDING;
+        }
+
+        /** One line: "a rediscovery of A + B", "a composition: A, whose closers expose B, ...", or a finding. */
+        public String describe() {
+            return switch (kind) {
+                case REDISCOVERY -> "a rediscovery of " + races.stream().map(Race::name).collect(java.util.stream.Collectors.joining(" + "));
+                case COMPOSITION -> "a composition of catalogued races: " + chain();
+                case FINDING -> "not explained by any catalogued race: a finding";
+            };
+        }
+
+        /** The races in order, each exposed by the closers of the one before: "A, whose closers expose B, ...". */
+        public String chain() {
+            StringBuilder b = new StringBuilder(races.get(0).name());
+            for (int i = 1; i < races.size(); i++) {
+                b.append(i == 1 ? ", whose closers expose " : ", whose closers then expose ").append(races.get(i).name());
+            }
+            return b.toString();
+        }
+    }
+
     /** A catalogued race the hunt found again: how often, and the first time (ms from the start) and program index. */
     public record Rediscovery(Race race, int count, long firstAtMillis, int firstScenario) {
+    }
+
+    /** A chain of catalogued races the hunt found composed: how often, and the first time and program index. */
+    public record Composition(List<Race> races, int count, long firstAtMillis, int firstScenario) {
+        public Composition {
+            races = List.copyOf(races);
+        }
+
+        Composition plus(Composition other) {
+            boolean earlier = firstAtMillis <= other.firstAtMillis;
+            return new Composition(races, count + other.count, earlier ? firstAtMillis : other.firstAtMillis,
+                    earlier ? firstScenario : other.firstScenario);
+        }
+
+        /** The chain, as {@link Classification#chain()} words it. */
+        public String chain() {
+            return new Classification(Classification.Kind.COMPOSITION, races).chain();
+        }
     }
 
     /** A violation no catalogued race explains, shrunk. */
@@ -84,8 +155,8 @@ public final class Hunt {
      * indices {@code i < maxScenarios} with {@code i % N == I - 1}, from the lowest, until the time bound).
      */
     public record Report(Options options, int scenarios, long interleavings, long millis, int violatingScenarios,
-                         int modellingErrors, Map<Race, Rediscovery> rediscoveries, List<Finding> findings,
-                         List<Race> expressible, java.util.BitSet explored) {
+                         int modellingErrors, Map<Race, Rediscovery> rediscoveries, List<Composition> compositions,
+                         List<Finding> findings, List<Race> expressible, java.util.BitSet explored) {
         public double interleavingsPerSecond() {
             return millis == 0 ? 0 : interleavings * 1000.0 / millis;
         }
@@ -196,31 +267,25 @@ public final class Hunt {
     }
 
     /**
-     * The catalogued races that explain {@code explored}. With every fix on the violation must be gone (else no catalogued
-     * fix closes it: a finding). Among the races that break one of its invariants and are not already closed by the hunt's
-     * fixes: the first whose closers, added to the hunt's fixes, remove it; else those whose closers it needs (every fix
-     * on but that race's closers brings it back); else, when their closers together remove it, those the others cannot do
-     * without; else races that compose ({@link #composed}). Empty: a finding.
+     * What explains {@code explored}. With every fix on the violation must be gone (else no catalogued fix closes it: a
+     * finding). Among the races that break one of its invariants and are not already closed by the hunt's fixes: the
+     * first whose closers, added to the hunt's fixes, remove it; else those whose closers it needs (every fix on but that
+     * race's closers brings it back); else, when their closers together remove it, those the others cannot do without
+     * (each a rediscovery); else the shortest composition ({@link #composed}); else a finding.
      */
-    public List<Race> classify(HuntProgram program, Explored explored) {
+    public Classification classify(HuntProgram program, Explored explored) {
         if (explore(program, FixSet.all(), options.configuration()).violates()) {
-            return List.of();
+            return Classification.FINDING;
         }
         List<Race> candidates = new ArrayList<>();
         for (Race race : Race.values()) {
-            if (race.closedBy().isEmpty() || race.expected(Variant.REPORTED) != Expectation.BUG_FOUND
-                    || race.closedBy().stream().allMatch(options.fixes()::isOn)) {
-                continue; // no closer, or already closed by the hunt's fixes: it cannot be what the hunt sees
-            }
-            Set<String> common = new TreeSet<>(invariantsOf(race));
-            common.retainAll(explored.invariants());
-            if (!common.isEmpty()) {
+            if (closable(race, options.fixes()) && sharesAnInvariant(race, explored)) {
                 candidates.add(race);
             }
         }
         for (Race race : candidates) {
             if (!explore(program, withClosers(options.fixes(), List.of(race)), options.configuration()).violates()) {
-                return List.of(race);
+                return Classification.rediscovery(List.of(race));
             }
         }
         List<Race> needed = new ArrayList<>();
@@ -230,7 +295,7 @@ public final class Hunt {
             }
         }
         if (!needed.isEmpty()) {
-            return needed;
+            return Classification.rediscovery(needed);
         }
         if (!candidates.isEmpty() && !explore(program, withClosers(options.fixes(), candidates), options.configuration()).violates()) {
             // together they remove it: credit those whose closers the others cannot do without
@@ -243,48 +308,68 @@ public final class Hunt {
                 }
             }
             if (!together.isEmpty()) {
-                return together;
+                return Classification.rediscovery(together);
             }
         }
-        return composed(program, explored);
+        List<Race> chain = composed(program, explored);
+        return chain.isEmpty() ? Classification.FINDING : Classification.composition(chain);
+    }
+
+    /** A race with closers, found in its reported variant, that {@code fixes} do not already close. */
+    private static boolean closable(Race race, FixSet fixes) {
+        return !race.closedBy().isEmpty() && race.expected(Variant.REPORTED) == Expectation.BUG_FOUND
+                && !race.closedBy().stream().allMatch(fixes::isOn);
+    }
+
+    private boolean sharesAnInvariant(Race race, Explored explored) {
+        Set<String> common = new TreeSet<>(invariantsOf(race));
+        common.retainAll(explored.invariants());
+        return !common.isEmpty();
     }
 
     /**
-     * Races that compose (a fix of one exposes the next, as a double free fixed leaves a leak): from the hunt's fixes, keep
-     * adding the closers of a race that breaks an invariant still broken and whose closers change what breaks, until
-     * nothing does. Empty if that gets stuck.
+     * The shortest composition (a fix of one race exposes the next, as a double free fixed leaves a leak): a chain of
+     * races from the hunt's fixes, each breaking an invariant the violation still breaks and not closed yet, whose
+     * closers change what breaks (another set of invariants, or fewer violating interleavings), until the chain's closers
+     * together leave every interleaving clean. Searched by increasing length up to {@link #MAX_COMPOSITION}; each fix set
+     * is explored once. Empty if no chain does it.
      */
     private List<Race> composed(HuntProgram program, Explored explored) {
-        List<Race> used = new ArrayList<>();
-        Explored current = explored;
-        while (current.violates()) {
-            Race step = null;
-            Explored after = null;
-            for (Race race : Race.values()) {
-                if (used.contains(race) || race.closedBy().isEmpty() || race.expected(Variant.REPORTED) != Expectation.BUG_FOUND) {
-                    continue;
-                }
-                Set<String> common = new TreeSet<>(invariantsOf(race));
-                common.retainAll(current.invariants());
-                if (common.isEmpty()) {
-                    continue;
-                }
-                List<Race> trial = new ArrayList<>(used);
-                trial.add(race);
-                Explored e = explore(program, withClosers(options.fixes(), trial), options.configuration());
-                if (e.violating() < current.violating() || !e.invariants().containsAll(current.invariants())) {
-                    step = race;
-                    after = e;
-                    break;
-                }
+        Map<FixSet, Explored> seen = new java.util.HashMap<>();
+        for (int length = 2; length <= MAX_COMPOSITION; length++) {
+            List<Race> chain = chain(program, options.fixes(), explored, new ArrayList<>(), length, seen);
+            if (chain != null) {
+                return chain;
             }
-            if (step == null) {
-                return List.of();
-            }
-            used.add(step);
-            current = after;
         }
-        return used;
+        return List.of();
+    }
+
+    private List<Race> chain(HuntProgram program, FixSet fixes, Explored current, List<Race> used, int length,
+                             Map<FixSet, Explored> seen) {
+        if (!current.violates()) {
+            return List.copyOf(used);
+        }
+        if (used.size() == length) {
+            return null;
+        }
+        for (Race race : Race.values()) {
+            if (used.contains(race) || !closable(race, fixes) || !sharesAnInvariant(race, current)) {
+                continue;
+            }
+            FixSet next = withClosers(fixes, List.of(race));
+            Explored after = seen.computeIfAbsent(next, f -> explore(program, f, options.configuration()));
+            if (after.violates() && after.violating() >= current.violating() && after.invariants().equals(current.invariants())) {
+                continue; // its closers change nothing this program shows
+            }
+            used.add(race);
+            List<Race> found = chain(program, next, after, used, length, seen);
+            if (found != null) {
+                return found;
+            }
+            used.remove(used.size() - 1);
+        }
+        return null;
     }
 
     private static FixSet withClosers(FixSet fixes, List<Race> races) {
@@ -308,7 +393,7 @@ public final class Hunt {
     }
 
     /** Shrinks a violating program that {@code label} classifies, keeping the classification. */
-    HuntProgram shrink(HuntProgram program, List<Race> label) {
+    HuntProgram shrink(HuntProgram program, Classification label) {
         HuntProgram current = program;
         for (int round = 0; round < MAX_SHRINK_ROUNDS; round++) {
             HuntProgram smaller = null;
@@ -338,6 +423,7 @@ public final class Hunt {
         AtomicInteger modellingErrors = new AtomicInteger();
         Map<Race, Rediscovery> rediscoveries = new ConcurrentHashMap<>();
         Map<String, Finding> findings = new ConcurrentHashMap<>();
+        Map<List<Race>, Composition> compositions = new ConcurrentHashMap<>();
         java.util.BitSet ran = new java.util.BitSet();
         Shard shard = options.shard();
         Runnable worker = () -> {
@@ -360,10 +446,13 @@ public final class Hunt {
                     continue;
                 }
                 violatingScenarios.incrementAndGet();
-                List<Race> label = classify(program, explored);
+                Classification label = classify(program, explored);
                 long at = (System.nanoTime() - start) / 1_000_000L;
-                if (!label.isEmpty()) {
-                    for (Race race : label) {
+                if (label.explained()) {
+                    if (label.kind() == Classification.Kind.COMPOSITION) {
+                        compositions.merge(label.races(), new Composition(label.races(), 1, at, index), Composition::plus);
+                    }
+                    for (Race race : label.races()) {
                         rediscoveries.merge(race, new Rediscovery(race, 1, at, index), (a, b) -> new Rediscovery(race, a.count() + 1,
                                 Math.min(a.firstAtMillis(), b.firstAtMillis()), a.firstAtMillis() <= b.firstAtMillis() ? a.firstScenario() : b.firstScenario()));
                     }
@@ -399,7 +488,8 @@ public final class Hunt {
         List<Finding> sorted = findings.values().stream()
                 .sorted(java.util.Comparator.comparingInt((Finding f) -> f.minimal().size()).thenComparingInt(Finding::scenario)).toList();
         return new Report(options, scenarios.get(), interleavings.get(), millis, violatingScenarios.get(), modellingErrors.get(),
-                ordered, sorted, expressible(), ran);
+                ordered, compositions.values().stream().sorted(java.util.Comparator.comparingInt(Composition::count).reversed()
+                        .thenComparing(Composition::chain)).toList(), sorted, expressible(), ran);
     }
 
     private static String findingId(Explored explored, HuntProgram minimal) {

@@ -100,7 +100,7 @@ class HuntTest {
         Hunt.Explored e = Hunt.explore(lostPushThenAbort(), FixSet.upstreamMain());
         assertTrue(e.violates());
         assertTrue(e.invariants().contains("LV2"), e.invariants().toString());
-        assertEquals(List.of(Race.DelayFreedNeverReleased), hunt.classify(lostPushThenAbort(), e));
+        assertEquals(Hunt.Classification.rediscovery(List.of(Race.DelayFreedNeverReleased)), hunt.classify(lostPushThenAbort(), e));
         assertFalse(Hunt.explore(lostPushThenAbort(), FixSet.all()).violates());
     }
 
@@ -111,8 +111,8 @@ class HuntTest {
                 List.of(HuntOp.of(Kind.LOSE_LOAD, "A"), HuntOp.of(Kind.TRANSFERS_COMPLETE), HuntOp.of(Kind.ABORT, "A")),
                 List.of(HuntOp.of(Kind.ITERATION), HuntOp.of(Kind.ITERATION), HuntOp.of(Kind.TRANSFERS_COMPLETE)));
         Hunt hunt = new Hunt(new Hunt.Options(SEED, FixSet.upstreamMain(), Configuration.DEFAULT, "main", 1, 1, 1));
-        List<Race> label = hunt.classify(big, Hunt.explore(big, FixSet.upstreamMain()));
-        assertEquals(List.of(Race.DelayFreedNeverReleased), label);
+        Hunt.Classification label = hunt.classify(big, Hunt.explore(big, FixSet.upstreamMain()));
+        assertEquals(Hunt.Classification.rediscovery(List.of(Race.DelayFreedNeverReleased)), label);
         HuntProgram small = hunt.shrink(big, label);
         assertTrue(small.size() < big.size(), small.toString());
         assertEquals(1, small.requests().size(), small.toString());
@@ -121,21 +121,49 @@ class HuntTest {
 
     /**
      * Seed 20261201's program 603 with every fix off: a resubmit of a remote-prefill request and two aborts write into
-     * freed blocks (SC4, AbortedLoadFreesBlocks's invariant, whose closer alone does not remove it); #27987's unique ids
-     * alone do, the closer of races that never break SC4. A finding, and the report says which fix removes it.
+     * freed blocks (SC4). AbortedLoadFreesBlocks's closer alone does not remove it: it exposes AbortOfFinishedDelayFreed's
+     * double free, whose closers leave the aborted load's blocks held with the engine idle (IdleWithDelayFreedOnly), whose
+     * closer leaves it clean. A composition, named in that order; #27987's unique ids alone remove it too (they change what
+     * the resubmit does), which a finding's page would say.
      */
     @Test
-    void aFindingSaysWhichCatalogedFixAloneRemovesIt() {
+    void aCompositionNamesItsRacesInTheOrderEachFixExposesTheNext() {
         HuntProgram program = Hunt.program(20261201L, 603);
         Hunt hunt = new Hunt(new Hunt.Options(20261201L, FixSet.none(), Configuration.DEFAULT, "none", 1, 1, 1));
         Hunt.Explored e = Hunt.explore(program, FixSet.none());
-        assertTrue(e.invariants().contains("SC4"), e.invariants().toString());
-        assertEquals(List.of(), hunt.classify(program, e), "no race that breaks SC4 has closers that remove it");
+        assertEquals(java.util.Set.of("SC4"), e.invariants());
+        List<Race> chain = List.of(Race.AbortedLoadFreesBlocks, Race.AbortOfFinishedDelayFreed, Race.IdleWithDelayFreedOnly);
+        Hunt.Classification label = hunt.classify(program, e);
+        assertEquals(new Hunt.Classification(Hunt.Classification.Kind.COMPOSITION, chain), label);
+        assertTrue(label.describe().startsWith("a composition of catalogued races: AbortedLoadFreesBlocks, whose closers expose "
+                + "AbortOfFinishedDelayFreed"), label.describe());
+        FixSet fixes = FixSet.none();
+        Hunt.Explored current = e;
+        for (Race race : chain) {
+            assertTrue(current.violates(), race + " has something left to explain");
+            for (vllmrace.model.fix.Fix fix : race.closers().full()) {
+                fixes = fixes.with(fix);
+            }
+            Hunt.Explored after = Hunt.explore(program, fixes);
+            assertTrue(!after.invariants().equals(current.invariants()) || after.violating() < current.violating(),
+                    race + "'s closers change what breaks: " + current.invariants() + " -> " + after.invariants());
+            current = after;
+        }
+        assertFalse(current.violates(), "the chain's closers together leave it clean");
         var single = Hunt.singleFixesRemoving(program, FixSet.none(), Configuration.DEFAULT);
         assertEquals(java.util.Set.of(vllmrace.model.fix.Fix.UNIQUE_INTERNAL_IDS), single.keySet());
-        assertTrue(single.get(vllmrace.model.fix.Fix.UNIQUE_INTERNAL_IDS).contains(Race.ReusedIdStaleOutputUnderflow));
         assertThrows(IllegalArgumentException.class, () -> Hunt.singleFixesRemoving(program, FixSet.all(), Configuration.DEFAULT),
                 "a program clean under the fixes has nothing to remove");
+    }
+
+    @Test
+    void aClassificationNamesRacesExactlyWhenItExplains() {
+        assertThrows(IllegalArgumentException.class, () -> new Hunt.Classification(Hunt.Classification.Kind.FINDING,
+                List.of(Race.AbortedLoadLeak)));
+        assertThrows(IllegalArgumentException.class, () -> new Hunt.Classification(Hunt.Classification.Kind.COMPOSITION, List.of()));
+        assertFalse(Hunt.Classification.FINDING.explained());
+        assertEquals(Hunt.Classification.Kind.REDISCOVERY, Hunt.Classification.composition(List.of(Race.AbortedLoadLeak)).kind(),
+                "a chain of one race is a rediscovery");
     }
 
     /**
@@ -149,9 +177,9 @@ class HuntTest {
         Hunt.Explored e = Hunt.explore(program, fixes);
         assertTrue(e.violates(), e.invariants().toString());
         Hunt hunt = new Hunt(new Hunt.Options(20261201L, fixes, Configuration.DEFAULT, "all but UNIQUE_INTERNAL_IDS", 1, 1, 1));
-        List<Race> label = hunt.classify(program, e);
-        assertFalse(label.isEmpty(), "a catalogued race explains it");
-        for (Race race : label) {
+        Hunt.Classification label = hunt.classify(program, e);
+        assertTrue(label.explained(), "a catalogued race explains it");
+        for (Race race : label.races()) {
             assertTrue(race.closedBy().contains(vllmrace.model.fix.Fix.UNIQUE_INTERNAL_IDS), race + " is closed by the hunt's own fixes");
         }
     }

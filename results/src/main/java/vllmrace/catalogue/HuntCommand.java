@@ -60,6 +60,10 @@ final class HuntCommand {
             out.line("  rediscovered " + r.race().name() + ": " + r.count() + " scenario(s), first after "
                     + String.format(Locale.ROOT, "%.1f s", r.firstAtMillis() / 1000.0) + " (scenario " + r.firstScenario() + ")");
         }
+        for (Hunt.Composition c : report.compositions()) {
+            out.line("  composed " + c.chain() + ": " + c.count() + " scenario(s), first after "
+                    + String.format(Locale.ROOT, "%.1f s", c.firstAtMillis() / 1000.0) + " (scenario " + c.firstScenario() + ")");
+        }
         for (Hunt.Finding f : report.findings()) {
             out.line("  FINDING " + f.id() + ": " + f.minimal());
             f.explored().violations().forEach(v -> out.detail("    " + v));
@@ -86,10 +90,9 @@ final class HuntCommand {
         out.line("first violating interleaving (fewest switches between the actors), " + explored.firstViolating() + ":");
         numbered(explored.steps()).forEach(out::detail);
         explored.violations().forEach(v -> out.detail("detector: " + v));
-        List<Race> label = hunt.classify(program, explored);
-        out.line(label.isEmpty() ? "not explained by any catalogued race: a finding. " + whatFixesDo(program)
-                : "a rediscovery of " + label.stream().map(Race::name).collect(Collectors.joining(" + ")));
-        return label.isEmpty() ? 1 : 0;
+        Hunt.Classification label = hunt.classify(program, explored);
+        out.line(label.describe() + (label.explained() ? "" : ". " + whatFixesDo(program)));
+        return label.explained() ? 0 : 1;
     }
 
     private static List<String> numbered(List<String> steps) {
@@ -109,6 +112,9 @@ final class HuntCommand {
     private HuntTally write(Path dir, Hunt.Report report) {
         Map<String, HuntTally.Seen> seen = new LinkedHashMap<>();
         report.rediscoveries().forEach((race, d) -> seen.put(race.name(), new HuntTally.Seen(d.count(), d.firstAtMillis(), d.firstScenario())));
+        Map<String, HuntTally.Seen> composed = new LinkedHashMap<>();
+        report.compositions().forEach(c -> composed.put(HuntTally.chainKey(c.races()), new HuntTally.Seen(c.count(), c.firstAtMillis(),
+                c.firstScenario())));
         Map<String, String> lines = new LinkedHashMap<>();
         for (Hunt.Finding f : report.findings()) {
             Map<Fix, List<Race>> single = Hunt.singleFixesRemoving(f.minimal(), report.options().fixes(), report.options().configuration());
@@ -116,7 +122,7 @@ final class HuntCommand {
                     .collect(Collectors.joining(" or ")) + " alone") + " (shard " + args.shard() + ", scenario " + f.scenario() + ")");
         }
         HuntTally mine = HuntTally.of(args, report.options().threads(), report.scenarios(), report.interleavings(), report.millis(),
-                report.violatingScenarios(), report.modellingErrors(), seen, lines);
+                report.violatingScenarios(), report.modellingErrors(), seen, composed, lines);
         Path shardsDir = dir.resolve("shards");
         try {
             Map<Path, HuntTally> present = readShards(shardsDir);
@@ -168,7 +174,7 @@ final class HuntCommand {
                 try {
                     tallies.put(p, HuntTally.parse(Files.readAllLines(p, StandardCharsets.UTF_8)));
                 } catch (IllegalArgumentException e) {
-                    tallies.put(p, new HuntTally("unreadable " + p.getFileName(), List.of(1), 1, 1, 0, 0, 0, 0, 0, 0, Map.of(), Map.of()));
+                    tallies.put(p, new HuntTally("unreadable " + p.getFileName(), List.of(1), 1, 1, 0, 0, 0, 0, 0, 0, Map.of(), Map.of(), Map.of()));
                 }
             }
         }
@@ -212,7 +218,9 @@ final class HuntCommand {
                 + "settles the engine (" + Settle.SETTLED_ITERATIONS + " quiet iterations within " + Settle.MAX_ITERATIONS
                 + "), so liveness is checked too. A violation is shrunk (fewest operations, requests, set-up iterations) and "
                 + "classified: a rediscovery of a catalogued race when every fix on removes it and that race's closers are what "
-                + "it needs; a finding otherwise. Frontend and MultiConnector races are outside the hunt's world.\n\n");
+                + "it needs; a composition when catalogued races explain it in turn (the first race's closers change what breaks, "
+                + "the next race explains that, until the last one's closers leave every interleaving clean); a finding otherwise. "
+                + "Frontend and MultiConnector races are outside the hunt's world.\n\n");
         b.append("| figure | value |\n|---|---|\n");
         b.append("| scenarios explored | ").append(String.format(Locale.ROOT, "%,d", r.scenarios())).append(" |\n");
         b.append("| interleavings explored | ").append(String.format(Locale.ROOT, "%,d", r.interleavings())).append(" |\n");
@@ -227,14 +235,30 @@ final class HuntCommand {
                 .append(r.count() == 1 ? "" : " (per shard)").append(" |\n");
         b.append("| violating scenarios | ").append(String.format(Locale.ROOT, "%,d", r.violating())).append(" |\n");
         b.append("| interleavings ending in a modelling error | ").append(r.modellingErrors()).append(" |\n");
+        b.append("| violating scenarios explained by a composition | ").append(String.format(Locale.ROOT, "%,d",
+                r.compositions().values().stream().mapToInt(HuntTally.Seen::count).sum())).append(" |\n");
         b.append("| findings (outside the catalogue) | ").append(r.findings().size()).append(" |\n\n");
-        b.append("## Rediscoveries\n\n| race | scenarios | first after | first scenario |\n|---|---|---|---|\n");
+        b.append("## Rediscoveries\n\nA race counts in every scenario it explains, alone or in a composition.\n\n"
+                + "| race | scenarios | first after | first scenario |\n|---|---|---|---|\n");
         r.rediscoveries().forEach((race, d) -> b.append("| `").append(race).append("` | ").append(d.count()).append(" | ")
                 .append(String.format(Locale.ROOT, "%.1f s", d.firstAtMillis() / 1000.0)).append(r.count() == 1 ? "" : " (in its shard)")
                 .append(" | ").append(d.firstScenario()).append(" |\n"));
         List<String> missed = Hunt.expressible().stream().map(Race::name).filter(x -> !r.rediscoveries().containsKey(x)).toList();
         b.append("\nScheduler races of the catalogue not rediscovered in this run: ").append(missed.isEmpty() ? "none" : String.join(", ", missed))
-                .append(" (with these fixes on, a race whose closer is merged cannot show).\n\n## Findings\n\n");
+                .append(" (with these fixes on, a race whose closer is merged cannot show).\n\n");
+        if (!r.compositions().isEmpty()) {
+            b.append("## Compositions\n\nViolations catalogued races explain in turn: each race's closers, switched on, change what "
+                    + "the program breaks, and the next race explains what it breaks then; the last one's closers leave it clean.\n\n"
+                    + "| races, in order | scenarios | first after | first scenario |\n|---|---|---|---|\n");
+            r.compositions().entrySet().stream().sorted(Map.Entry.<String, HuntTally.Seen>comparingByValue(
+                    java.util.Comparator.comparingInt(HuntTally.Seen::count).reversed()).thenComparing(Map.Entry.comparingByKey()))
+                    .forEach(e -> b.append("| ").append(new Hunt.Composition(HuntTally.chain(e.getKey()), 1, 0, 0).chain()).append(" | ")
+                            .append(e.getValue().count()).append(" | ")
+                            .append(String.format(Locale.ROOT, "%.1f s", e.getValue().firstAtMillis() / 1000.0))
+                            .append(r.count() == 1 ? "" : " (in its shard)").append(" | ").append(e.getValue().firstScenario()).append(" |\n"));
+            b.append('\n');
+        }
+        b.append("## Findings\n\n");
         if (r.findings().isEmpty()) {
             b.append("None: every violation is explained by a catalogued race.\n");
         }
@@ -273,7 +297,7 @@ final class HuntCommand {
             b.append("- ").append(v).append('\n');
         }
         b.append("\n**Classification.** Not explained by a catalogued race (no race that breaks one of its invariants has closers "
-                + "that remove it). ").append(whatFixesDo(f.minimal())).append(" Confirm it against upstream source, or show it is a "
+                + "that remove it, and no chain of such races, each exposed by the closers of the one before, up to four long). ").append(whatFixesDo(f.minimal())).append(" Confirm it against upstream source, or show it is a "
                 + "modelling artefact.\n\n");
         b.append("**Proposed registry entry.**\n\n```java\n    ").append(f.id().replace('-', '_')).append("(\n")
                 .append("            Component.SCHEDULER,\n            \"found by this suite (hunt seed ").append(args.seed())

@@ -20,11 +20,12 @@ import vllmrace.races.Shard;
  * @param millis        wall time per shard, summed
  * @param longestMillis the longest shard's wall time (a matrix's wall time when the shards run at once)
  * @param rediscoveries per race: scenarios, the first time after its shard's start, the lowest such scenario index
+ * @param compositions  per chain of races ({@link #chainKey}), the same figures
  * @param findings      finding id -> its summary line
  */
 record HuntTally(String hunt, List<Integer> shards, int count, int threads, int scenarios, long interleavings, long millis,
                  long longestMillis, int violating, int modellingErrors, Map<String, Seen> rediscoveries,
-                 Map<String, String> findings) {
+                 Map<String, Seen> compositions, Map<String, String> findings) {
 
     /** A race found again: in how many scenarios, how soon after its shard started, and in which scenario first. */
     record Seen(int count, long firstAtMillis, int firstScenario) {
@@ -39,7 +40,18 @@ record HuntTally(String hunt, List<Integer> shards, int count, int threads, int 
     HuntTally {
         shards = List.copyOf(shards);
         rediscoveries = new LinkedHashMap<>(rediscoveries);
+        compositions = new LinkedHashMap<>(compositions);
         findings = new LinkedHashMap<>(findings);
+    }
+
+    /** A composition's key in the shard file: its races in order, joined by {@code >}. */
+    static String chainKey(List<Race> races) {
+        return races.stream().map(Race::name).collect(java.util.stream.Collectors.joining(">"));
+    }
+
+    /** The races of a {@link #chainKey}; refuses a name the registry does not have. */
+    static List<Race> chain(String key) {
+        return java.util.Arrays.stream(key.split(">", -1)).map(Race::valueOf).toList();
     }
 
     /** The identity of a hunt whose shards may be merged. */
@@ -48,9 +60,10 @@ record HuntTally(String hunt, List<Integer> shards, int count, int threads, int 
     }
 
     static HuntTally of(HuntArgs args, int threads, int scenarios, long interleavings, long millis, int violating,
-                        int modellingErrors, Map<String, Seen> rediscoveries, Map<String, String> findings) {
+                        int modellingErrors, Map<String, Seen> rediscoveries, Map<String, Seen> compositions,
+                        Map<String, String> findings) {
         return new HuntTally(identity(args), List.of(args.shard().index()), args.shard().count(), threads, scenarios, interleavings,
-                millis, millis, violating, modellingErrors, rediscoveries, findings);
+                millis, millis, violating, modellingErrors, rediscoveries, compositions, findings);
     }
 
     /** Whether every shard of the hunt is here. */
@@ -84,6 +97,7 @@ record HuntTally(String hunt, List<Integer> shards, int count, int threads, int 
         long millis = 0;
         long longest = 0;
         Map<String, Seen> seen = new TreeMap<>(Comparator.comparingInt(name -> Race.valueOf(name).ordinal()));
+        Map<String, Seen> composed = new TreeMap<>();
         Map<String, String> findings = new TreeMap<>();
         for (HuntTally t : tallies) {
             if (!t.hunt.equals(first.hunt) || t.count != first.count) {
@@ -104,11 +118,12 @@ record HuntTally(String hunt, List<Integer> shards, int count, int threads, int 
             millis += t.millis;
             longest = Math.max(longest, t.longestMillis);
             t.rediscoveries.forEach((race, s) -> seen.merge(race, s, Seen::plus));
+            t.compositions.forEach((chain, s) -> composed.merge(chain, s, Seen::plus));
             findings.putAll(t.findings);
         }
         shards.sort(null);
         return new HuntTally(first.hunt, shards, first.count, threads, scenarios, interleavings, millis, longest, violating, errors,
-                seen, findings);
+                seen, composed, findings);
     }
 
     /** The shard file: one field per line, tab-separated. */
@@ -124,6 +139,8 @@ record HuntTally(String hunt, List<Integer> shards, int count, int threads, int 
         b.append("modelling_errors\t").append(modellingErrors).append('\n');
         rediscoveries.forEach((race, s) -> b.append("rediscovery\t").append(race).append('\t').append(s.count).append('\t')
                 .append(s.firstAtMillis).append('\t').append(s.firstScenario).append('\n'));
+        compositions.forEach((chain, s) -> b.append("composition\t").append(chain).append('\t').append(s.count).append('\t')
+                .append(s.firstAtMillis).append('\t').append(s.firstScenario).append('\n'));
         findings.forEach((id, line) -> b.append("finding\t").append(id).append('\t').append(line.replace('\t', ' ').replace('\n', ' '))
                 .append('\n'));
         return b.toString();
@@ -137,6 +154,7 @@ record HuntTally(String hunt, List<Integer> shards, int count, int threads, int 
     static HuntTally parse(List<String> lines) {
         Map<String, String> fields = new LinkedHashMap<>();
         Map<String, Seen> seen = new LinkedHashMap<>();
+        Map<String, Seen> composed = new LinkedHashMap<>();
         Map<String, String> findings = new LinkedHashMap<>();
         for (String line : lines) {
             if (line.isBlank()) {
@@ -146,6 +164,8 @@ record HuntTally(String hunt, List<Integer> shards, int count, int threads, int 
             try {
                 switch (f[0]) {
                     case "rediscovery" -> seen.put(Race.valueOf(f[1]).name(),
+                            new Seen(Integer.parseInt(f[2]), Long.parseLong(f[3]), Integer.parseInt(f[4])));
+                    case "composition" -> composed.put(chainKey(chain(f[1])),
                             new Seen(Integer.parseInt(f[2]), Long.parseLong(f[3]), Integer.parseInt(f[4])));
                     case "finding" -> findings.put(f[1], f[2]);
                     default -> fields.put(f[0], f[1]);
@@ -160,7 +180,7 @@ record HuntTally(String hunt, List<Integer> shards, int count, int threads, int 
             return new HuntTally(java.util.Objects.requireNonNull(fields.get("hunt"), "hunt"), List.of(shard.index()), shard.count(),
                     Integer.parseInt(fields.get("threads")), Integer.parseInt(fields.get("scenarios")),
                     Long.parseLong(fields.get("interleavings")), millis, millis, Integer.parseInt(fields.get("violating")),
-                    Integer.parseInt(fields.get("modelling_errors")), seen, findings);
+                    Integer.parseInt(fields.get("modelling_errors")), seen, composed, findings);
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("a hunt shard file needs hunt, shard, threads, scenarios, interleavings, millis, "
                     + "violating and modelling_errors: " + e.getMessage(), e);

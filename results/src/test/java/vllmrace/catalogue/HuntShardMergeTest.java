@@ -67,13 +67,28 @@ class HuntShardMergeTest {
 
     @Test
     void mergeRefusesDifferentHuntsAndRepeatedShards() {
-        HuntTally a = HuntTally.of(args(new Shard(1, 2)), 1, 6, 60, 100, 0, 0, java.util.Map.of(), java.util.Map.of());
+        HuntTally a = HuntTally.of(args(new Shard(1, 2)), 1, 6, 60, 100, 0, 0, java.util.Map.of(), java.util.Map.of(), java.util.Map.of());
         HuntTally b = HuntTally.of(new HuntArgs(9L, "none", 12, 60, -1, new Shard(2, 2)), 1, 6, 60, 100, 0, 0, java.util.Map.of(),
-                java.util.Map.of());
+                java.util.Map.of(), java.util.Map.of());
         assertTrue(assertThrows(IllegalArgumentException.class, () -> HuntTally.merge(List.of(a, b))).getMessage()
                 .startsWith("shards of different hunts"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> HuntTally.merge(List.of(a, a))).getMessage()
                 .contains("given twice"));
         assertThrows(IllegalArgumentException.class, () -> HuntTally.parse(List.of("hunt\tx", "shard\tnope")));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> HuntTally.parse(List.of("composition\tNoSuchRace>AbortedLoadLeak\t1\t2\t3")))
+                .getMessage().contains("NoSuchRace"));
+    }
+
+    @Test
+    void compositionsMergeByTheirChainAndRoundTrip() {
+        String chain = HuntTally.chainKey(List.of(vllmrace.races.Race.AbortedLoadFreesBlocks, vllmrace.races.Race.AbortOfFinishedDelayFreed));
+        HuntTally a = HuntTally.of(args(new Shard(1, 2)), 1, 6, 60, 100, 3, 0, java.util.Map.of(),
+                java.util.Map.of(chain, new HuntTally.Seen(2, 500, 4)), java.util.Map.of());
+        HuntTally b = HuntTally.of(args(new Shard(2, 2)), 1, 6, 60, 100, 3, 0, java.util.Map.of(),
+                java.util.Map.of(chain, new HuntTally.Seen(1, 200, 9)), java.util.Map.of());
+        assertEquals(a, HuntTally.parse(a.toTsv().lines().toList()), "a composition line reads back as written");
+        HuntTally merged = HuntTally.merge(List.of(a, b));
+        assertEquals(new HuntTally.Seen(3, 200, 9), merged.compositions().get(chain), "counts add up, the earliest first sighting wins");
+        assertEquals(List.of(vllmrace.races.Race.AbortedLoadFreesBlocks, vllmrace.races.Race.AbortOfFinishedDelayFreed), HuntTally.chain(chain));
     }
 }
