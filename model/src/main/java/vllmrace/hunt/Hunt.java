@@ -35,7 +35,7 @@ public final class Hunt {
     private static final long SEED_STRIDE = 1_000_003L;
     private static final int MAX_SHRINK_ROUNDS = 64;
     /** The longest chain of races a composition is searched for; a violation only a longer one explains is a finding. */
-    private static final int MAX_COMPOSITION = 4;
+    public static final int MAX_COMPOSITION = 5;
 
     /**
      * What to hunt: the seed, the fix set and the deployment's configuration (a profile's, or upstream's defaults), its
@@ -75,11 +75,11 @@ public final class Hunt {
     }
 
     /**
-     * What explains a violation: a rediscovery of one or more catalogued races (their closers are what removes it), a
-     * composition (the closers of the first race change what breaks, which the next race explains, and so on until the
-     * last race's closers leave it clean: the races in that order), or nothing catalogued: a finding.
+     * What explains a violation, as steps of races: a rediscovery is one step (one race, or races whose closers are needed
+     * together); a composition is several, in order: the closers of each step's races change what breaks, which the next
+     * step explains, until the last step's closers leave every interleaving clean; a finding has none.
      */
-    public record Classification(Kind kind, List<Race> races) {
+    public record Classification(Kind kind, List<List<Race>> steps) {
         /** How a violation is explained. */
         public enum Kind { REDISCOVERY, COMPOSITION, FINDING }
 
@@ -87,38 +87,55 @@ public final class Hunt {
 
         public Classification {
             Objects.requireNonNull(kind, "kind");
-            races = List.copyOf(races);
-            if (races.isEmpty() != (kind == Kind.FINDING)) {
-                throw new IllegalArgumentException(kind + " with races " + races);
+            steps = steps.stream().map(List::copyOf).toList();
+            int expected = switch (kind) {
+                case FINDING -> 0;
+                case REDISCOVERY -> 1;
+                case COMPOSITION -> Math.max(2, steps.size());
+            };
+            if (steps.size() != expected || steps.stream().anyMatch(List::isEmpty)) {
+                throw new IllegalArgumentException(kind + " with steps " + steps + ": a finding has none, a rediscovery one, "
+                        + "a composition two or more, none empty");
             }
         }
 
         public static Classification rediscovery(List<Race> races) {
-            return new Classification(Kind.REDISCOVERY, races);
+            return new Classification(Kind.REDISCOVERY, List.of(races));
         }
 
-        public static Classification composition(List<Race> races) {
-            return new Classification(races.size() == 1 ? Kind.REDISCOVERY : Kind.COMPOSITION, races);
+        /** A chain of steps; a chain of one step is a rediscovery. */
+        public static Classification composition(List<List<Race>> steps) {
+            return new Classification(steps.size() == 1 ? Kind.REDISCOVERY : Kind.COMPOSITION, steps);
+        }
+
+        /** Every race of every step, in order. */
+        public List<Race> races() {
+            return steps.stream().flatMap(List::stream).toList();
         }
 
         public boolean explained() {
             return kind != Kind.FINDING;
         }
 
-        /** One line: "a rediscovery of A + B", "a composition: A, whose closers expose B, ...", or a finding. */
+        /** One line: "a rediscovery of A + B", "a composition of catalogued races: A, whose closers expose B, ...", or a finding. */
         public String describe() {
             return switch (kind) {
-                case REDISCOVERY -> "a rediscovery of " + races.stream().map(Race::name).collect(java.util.stream.Collectors.joining(" + "));
+                case REDISCOVERY -> "a rediscovery of " + chain();
                 case COMPOSITION -> "a composition of catalogued races: " + chain();
                 case FINDING -> "not explained by any catalogued race: a finding";
             };
         }
 
-        /** The races in order, each exposed by the closers of the one before: "A, whose closers expose B, ...". */
+        /** The steps in order, each exposed by the closers of the one before: "A, whose closers expose B + C, ...". */
         public String chain() {
-            StringBuilder b = new StringBuilder(races.get(0).name());
-            for (int i = 1; i < races.size(); i++) {
-                b.append(i == 1 ? ", whose closers expose " : ", whose closers then expose ").append(races.get(i).name());
+            return chain(steps);
+        }
+
+        static String chain(List<List<Race>> steps) {
+            StringBuilder b = new StringBuilder();
+            for (int i = 0; i < steps.size(); i++) {
+                b.append(i == 0 ? "" : i == 1 ? ", whose closers expose " : ", whose closers then expose ")
+                        .append(steps.get(i).stream().map(Race::name).collect(java.util.stream.Collectors.joining(" + ")));
             }
             return b.toString();
         }
@@ -129,20 +146,20 @@ public final class Hunt {
     }
 
     /** A chain of catalogued races the hunt found composed: how often, and the first time and program index. */
-    public record Composition(List<Race> races, int count, long firstAtMillis, int firstScenario) {
+    public record Composition(List<List<Race>> steps, int count, long firstAtMillis, int firstScenario) {
         public Composition {
-            races = List.copyOf(races);
+            steps = steps.stream().map(List::copyOf).toList();
         }
 
         Composition plus(Composition other) {
             boolean earlier = firstAtMillis <= other.firstAtMillis;
-            return new Composition(races, count + other.count, earlier ? firstAtMillis : other.firstAtMillis,
+            return new Composition(steps, count + other.count, earlier ? firstAtMillis : other.firstAtMillis,
                     earlier ? firstScenario : other.firstScenario);
         }
 
         /** The chain, as {@link Classification#chain()} words it. */
         public String chain() {
-            return new Classification(Classification.Kind.COMPOSITION, races).chain();
+            return Classification.chain(steps);
         }
     }
 
@@ -311,7 +328,7 @@ public final class Hunt {
                 return Classification.rediscovery(together);
             }
         }
-        List<Race> chain = composed(program, explored);
+        List<List<Race>> chain = composed(program, explored);
         return chain.isEmpty() ? Classification.FINDING : Classification.composition(chain);
     }
 
@@ -329,15 +346,15 @@ public final class Hunt {
 
     /**
      * The shortest composition (a fix of one race exposes the next, as a double free fixed leaves a leak): a chain of
-     * races from the hunt's fixes, each breaking an invariant the violation still breaks and not closed yet, whose
-     * closers change what breaks (another set of invariants, or fewer violating interleavings), until the chain's closers
-     * together leave every interleaving clean. Searched by increasing length up to {@link #MAX_COMPOSITION}; each fix set
-     * is explored once. Empty if no chain does it.
+     * steps from the hunt's fixes. A step is a race breaking an invariant the violation still breaks and not closed yet,
+     * whose closers change what breaks (another set of invariants, or fewer violating interleavings); or, last, races
+     * whose closers together leave every interleaving clean and each of which the others cannot do without. Searched by
+     * increasing length up to {@link #MAX_COMPOSITION} steps; each fix set is explored once. Empty if no chain does it.
      */
-    private List<Race> composed(HuntProgram program, Explored explored) {
+    private List<List<Race>> composed(HuntProgram program, Explored explored) {
         Map<FixSet, Explored> seen = new java.util.HashMap<>();
         for (int length = 2; length <= MAX_COMPOSITION; length++) {
-            List<Race> chain = chain(program, options.fixes(), explored, new ArrayList<>(), length, seen);
+            List<List<Race>> chain = chain(program, options.fixes(), explored, new ArrayList<>(), length, seen);
             if (chain != null) {
                 return chain;
             }
@@ -345,31 +362,61 @@ public final class Hunt {
         return List.of();
     }
 
-    private List<Race> chain(HuntProgram program, FixSet fixes, Explored current, List<Race> used, int length,
-                             Map<FixSet, Explored> seen) {
+    private List<List<Race>> chain(HuntProgram program, FixSet fixes, Explored current, List<List<Race>> used, int length,
+                                   Map<FixSet, Explored> seen) {
         if (!current.violates()) {
             return List.copyOf(used);
         }
         if (used.size() == length) {
             return null;
         }
+        List<Race> candidates = new ArrayList<>();
         for (Race race : Race.values()) {
-            if (used.contains(race) || !closable(race, fixes) || !sharesAnInvariant(race, current)) {
-                continue;
+            if (used.stream().noneMatch(step -> step.contains(race)) && closable(race, fixes) && sharesAnInvariant(race, current)) {
+                candidates.add(race);
             }
+        }
+        for (Race race : candidates) {
             FixSet next = withClosers(fixes, List.of(race));
             Explored after = seen.computeIfAbsent(next, f -> explore(program, f, options.configuration()));
             if (after.violates() && after.violating() >= current.violating() && after.invariants().equals(current.invariants())) {
                 continue; // its closers change nothing this program shows
             }
-            used.add(race);
-            List<Race> found = chain(program, next, after, used, length, seen);
+            used.add(List.of(race));
+            List<List<Race>> found = chain(program, next, after, used, length, seen);
             if (found != null) {
                 return found;
             }
             used.remove(used.size() - 1);
         }
+        List<Race> together = together(program, fixes, candidates, seen);
+        if (!together.isEmpty()) {
+            List<List<Race>> out = new ArrayList<>(used);
+            out.add(together);
+            return out;
+        }
         return null;
+    }
+
+    /**
+     * Of {@code candidates}, whose closers added to {@code fixes} together leave {@code program} clean, those the others
+     * cannot do without, if their closers alone still do; else empty.
+     */
+    private List<Race> together(HuntProgram program, FixSet fixes, List<Race> candidates, Map<FixSet, Explored> seen) {
+        if (candidates.size() < 2 || seen.computeIfAbsent(withClosers(fixes, candidates), f -> explore(program, f, options.configuration())).violates()) {
+            return List.of();
+        }
+        List<Race> needed = new ArrayList<>();
+        for (Race race : candidates) {
+            List<Race> others = new ArrayList<>(candidates);
+            others.remove(race);
+            if (seen.computeIfAbsent(withClosers(fixes, others), f -> explore(program, f, options.configuration())).violates()) {
+                needed.add(race);
+            }
+        }
+        boolean enough = !needed.isEmpty()
+                && !seen.computeIfAbsent(withClosers(fixes, needed), f -> explore(program, f, options.configuration())).violates();
+        return enough ? needed : List.of();
     }
 
     private static FixSet withClosers(FixSet fixes, List<Race> races) {
@@ -423,7 +470,7 @@ public final class Hunt {
         AtomicInteger modellingErrors = new AtomicInteger();
         Map<Race, Rediscovery> rediscoveries = new ConcurrentHashMap<>();
         Map<String, Finding> findings = new ConcurrentHashMap<>();
-        Map<List<Race>, Composition> compositions = new ConcurrentHashMap<>();
+        Map<List<List<Race>>, Composition> compositions = new ConcurrentHashMap<>();
         java.util.BitSet ran = new java.util.BitSet();
         Shard shard = options.shard();
         Runnable worker = () -> {
@@ -450,7 +497,7 @@ public final class Hunt {
                 long at = (System.nanoTime() - start) / 1_000_000L;
                 if (label.explained()) {
                     if (label.kind() == Classification.Kind.COMPOSITION) {
-                        compositions.merge(label.races(), new Composition(label.races(), 1, at, index), Composition::plus);
+                        compositions.merge(label.steps(), new Composition(label.steps(), 1, at, index), Composition::plus);
                     }
                     for (Race race : label.races()) {
                         rediscoveries.merge(race, new Rediscovery(race, 1, at, index), (a, b) -> new Rediscovery(race, a.count() + 1,

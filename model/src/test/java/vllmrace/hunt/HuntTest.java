@@ -134,7 +134,7 @@ class HuntTest {
         assertEquals(java.util.Set.of("SC4"), e.invariants());
         List<Race> chain = List.of(Race.AbortedLoadFreesBlocks, Race.AbortOfFinishedDelayFreed, Race.IdleWithDelayFreedOnly);
         Hunt.Classification label = hunt.classify(program, e);
-        assertEquals(new Hunt.Classification(Hunt.Classification.Kind.COMPOSITION, chain), label);
+        assertEquals(new Hunt.Classification(Hunt.Classification.Kind.COMPOSITION, chain.stream().map(List::of).toList()), label);
         assertTrue(label.describe().startsWith("a composition of catalogued races: AbortedLoadFreesBlocks, whose closers expose "
                 + "AbortOfFinishedDelayFreed"), label.describe());
         FixSet fixes = FixSet.none();
@@ -159,11 +159,14 @@ class HuntTest {
     @Test
     void aClassificationNamesRacesExactlyWhenItExplains() {
         assertThrows(IllegalArgumentException.class, () -> new Hunt.Classification(Hunt.Classification.Kind.FINDING,
-                List.of(Race.AbortedLoadLeak)));
-        assertThrows(IllegalArgumentException.class, () -> new Hunt.Classification(Hunt.Classification.Kind.COMPOSITION, List.of()));
+                List.of(List.of(Race.AbortedLoadLeak))));
+        assertThrows(IllegalArgumentException.class, () -> new Hunt.Classification(Hunt.Classification.Kind.COMPOSITION,
+                List.of(List.of(Race.AbortedLoadLeak))));
+        assertThrows(IllegalArgumentException.class, () -> new Hunt.Classification(Hunt.Classification.Kind.COMPOSITION,
+                List.of(List.of(Race.AbortedLoadLeak), List.of())));
         assertFalse(Hunt.Classification.FINDING.explained());
-        assertEquals(Hunt.Classification.Kind.REDISCOVERY, Hunt.Classification.composition(List.of(Race.AbortedLoadLeak)).kind(),
-                "a chain of one race is a rediscovery");
+        assertEquals(Hunt.Classification.Kind.REDISCOVERY, Hunt.Classification.composition(List.of(List.of(Race.AbortedLoadLeak))).kind(),
+                "a chain of one step is a rediscovery");
     }
 
     /**

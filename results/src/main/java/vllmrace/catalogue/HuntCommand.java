@@ -113,7 +113,7 @@ final class HuntCommand {
         Map<String, HuntTally.Seen> seen = new LinkedHashMap<>();
         report.rediscoveries().forEach((race, d) -> seen.put(race.name(), new HuntTally.Seen(d.count(), d.firstAtMillis(), d.firstScenario())));
         Map<String, HuntTally.Seen> composed = new LinkedHashMap<>();
-        report.compositions().forEach(c -> composed.put(HuntTally.chainKey(c.races()), new HuntTally.Seen(c.count(), c.firstAtMillis(),
+        report.compositions().forEach(c -> composed.put(HuntTally.chainKey(c.steps()), new HuntTally.Seen(c.count(), c.firstAtMillis(),
                 c.firstScenario())));
         Map<String, String> lines = new LinkedHashMap<>();
         for (Hunt.Finding f : report.findings()) {
@@ -297,7 +297,7 @@ final class HuntCommand {
             b.append("- ").append(v).append('\n');
         }
         b.append("\n**Classification.** Not explained by a catalogued race (no race that breaks one of its invariants has closers "
-                + "that remove it, and no chain of such races, each exposed by the closers of the one before, up to four long). ").append(whatFixesDo(f.minimal())).append(" Confirm it against upstream source, or show it is a "
+                + "that remove it, and no chain of such races, each exposed by the closers of the one before, up to " + Hunt.MAX_COMPOSITION + " steps long). ").append(whatFixesDo(f.minimal())).append(" Confirm it against upstream source, or show it is a "
                 + "modelling artefact.\n\n");
         b.append("**Proposed registry entry.**\n\n```java\n    ").append(f.id().replace('-', '_')).append("(\n")
                 .append("            Component.SCHEDULER,\n            \"found by this suite (hunt seed ").append(args.seed())

@@ -44,14 +44,16 @@ record HuntTally(String hunt, List<Integer> shards, int count, int threads, int 
         findings = new LinkedHashMap<>(findings);
     }
 
-    /** A composition's key in the shard file: its races in order, joined by {@code >}. */
-    static String chainKey(List<Race> races) {
-        return races.stream().map(Race::name).collect(java.util.stream.Collectors.joining(">"));
+    /** A composition's key in the shard file: its steps in order, joined by {@code >}, a step's races by {@code +}. */
+    static String chainKey(List<List<Race>> steps) {
+        return steps.stream().map(step -> step.stream().map(Race::name).collect(java.util.stream.Collectors.joining("+")))
+                .collect(java.util.stream.Collectors.joining(">"));
     }
 
-    /** The races of a {@link #chainKey}; refuses a name the registry does not have. */
-    static List<Race> chain(String key) {
-        return java.util.Arrays.stream(key.split(">", -1)).map(Race::valueOf).toList();
+    /** The steps of a {@link #chainKey}; refuses a name the registry does not have. */
+    static List<List<Race>> chain(String key) {
+        return java.util.Arrays.stream(key.split(">", -1))
+                .map(step -> java.util.Arrays.stream(step.split("\\+", -1)).map(Race::valueOf).toList()).toList();
     }
 
     /** The identity of a hunt whose shards may be merged. */
