@@ -12,15 +12,60 @@ import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
 
 /**
  * A generated scenario: one to three requests added in order over a pool of {@code poolBlocks} blocks, {@code
- * setupIterations} busy-loop iterations before the actors start, and the two actors' programs. Immutable; drawn by
- * {@link #generate} from a seeded {@link Random}, and made smaller by {@link #shrinkCandidates}.
+ * setupIterations} busy-loop iterations before the actors start, the two actors' programs, the steps the async busy loop
+ * keeps in flight ({@code batchQueue}: 2 at pipeline-parallel size 1, 3 with a deeper pipeline; a sync deployment runs
+ * one whatever this says) and the connector's role. Immutable; drawn by {@link #generate} from a seeded {@link Random},
+ * and made smaller by {@link #shrinkCandidates}.
  */
-public record HuntProgram(List<HuntRequest> requests, int poolBlocks, int setupIterations, List<HuntOp> actor1, List<HuntOp> actor2) {
+public record HuntProgram(List<HuntRequest> requests, int poolBlocks, int setupIterations, List<HuntOp> actor1, List<HuntOp> actor2,
+                          int batchQueue, Role role) {
     /** The bounds of a generated program. */
     public static final int MAX_REQUESTS = 3;
     public static final int MAX_OPS = 3;
+    /** The async busy loop's batch queue: {@code max_concurrent_batches}, 2, or the pipeline-parallel size. */
+    public static final int MIN_BATCH_QUEUE = 2;
+    public static final int MAX_BATCH_QUEUE = 3;
+
+    /**
+     * The connector's {@code kv_role}, which decides {@code requires_kv_delivery} (#50297) and whether #45357's deferred
+     * frees apply (KV consumers only); each request's own save decision is its {@link HuntRequest#save()}.
+     */
+    public enum Role {
+        /** the decode side of a P/D pair (NIXL {@code kv_consumer}): remote prefills land here */
+        CONSUMER(SavePolicy.NEVER, "decode side, kv_consumer"),
+        /** the prefill side (NIXL {@code kv_producer}): it hands a finished request's blocks to the decoder; loads nothing remote */
+        PRODUCER(SavePolicy.ON_SUCCESS, "prefill side, kv_producer"),
+        /** an offloader that loads and saves (LMCache, {@code kv_both}): counted a producer by upstream's base class */
+        BOTH(SavePolicy.ALWAYS, "offloader, kv_both");
+
+        private final SavePolicy policy;
+        private final String words;
+
+        Role(SavePolicy policy, String words) {
+            this.policy = policy;
+            this.words = words;
+        }
+
+        /** The connector's default save policy, from which the model's connector derives its role. */
+        public SavePolicy policy() {
+            return policy;
+        }
+    }
+
+    /** A batch queue of 2 and a decode-side connector: the hunt's first world. */
+    public HuntProgram(List<HuntRequest> requests, int poolBlocks, int setupIterations, List<HuntOp> actor1, List<HuntOp> actor2) {
+        this(requests, poolBlocks, setupIterations, actor1, actor2, MIN_BATCH_QUEUE, Role.CONSUMER);
+    }
 
     public HuntProgram {
+        Objects.requireNonNull(role, "role");
+        if (batchQueue < MIN_BATCH_QUEUE || batchQueue > MAX_BATCH_QUEUE) {
+            throw new IllegalArgumentException("an async batch queue holds " + MIN_BATCH_QUEUE + " to " + MAX_BATCH_QUEUE
+                    + " steps, not " + batchQueue);
+        }
+        if (role == Role.PRODUCER && requests.stream().anyMatch(r -> r.source() == Source.REMOTE)) {
+            throw new IllegalArgumentException("the prefill side loads nothing from a remote prefill: " + requests);
+        }
         requests = List.copyOf(requests);
         actor1 = List.copyOf(actor1);
         actor2 = List.copyOf(actor2);
@@ -61,6 +106,9 @@ public record HuntProgram(List<HuntRequest> requests, int poolBlocks, int setupI
     /** Draws one program. */
     public static HuntProgram generate(Random random) {
         Objects.requireNonNull(random, "random");
+        int roll = random.nextInt(4);
+        Role role = roll < 2 ? Role.CONSUMER : roll == 2 ? Role.PRODUCER : Role.BOTH;
+        int batchQueue = random.nextInt(4) == 0 ? MAX_BATCH_QUEUE : MIN_BATCH_QUEUE;
         int n = 1 + random.nextInt(MAX_REQUESTS);
         List<HuntRequest> requests = new ArrayList<>();
         int blocks = 0;
@@ -69,7 +117,7 @@ public record HuntProgram(List<HuntRequest> requests, int poolBlocks, int setupI
             int maxTokens = 1 + random.nextInt(3);
             int stop = maxTokens >= 2 && random.nextInt(3) == 0 ? 1 : 0;
             int s = random.nextInt(20);
-            Source source = s < 10 ? Source.LOCAL : s < 17 ? Source.REMOTE : Source.PENDING_CHUNK;
+            Source source = s < 10 || (s < 17 && role == Role.PRODUCER) ? Source.LOCAL : s < 17 ? Source.REMOTE : Source.PENDING_CHUNK;
             // a remote-prefill request is on the decode side, whose NIXL request_finished never saves; a local one may be
             // sent (prefill side) or offloaded (every finish saved)
             SavePolicy save = source == Source.REMOTE ? SavePolicy.NEVER : SavePolicy.values()[random.nextInt(SavePolicy.values().length)];
@@ -102,12 +150,13 @@ public record HuntProgram(List<HuntRequest> requests, int poolBlocks, int setupI
         for (int i = 0; i < ops2; i++) {
             a2.add(HuntOp.of(random.nextInt(4) == 0 ? Kind.TRANSFERS_COMPLETE : Kind.ITERATION));
         }
-        return new HuntProgram(requests, pool, random.nextInt(3), a1, a2);
+        return new HuntProgram(requests, pool, random.nextInt(3), a1, a2, batchQueue, role);
     }
 
-    /** Operations plus requests plus set-up iterations: what shrinking minimises. */
+    /** Operations plus requests plus set-up iterations, plus one each for a deeper queue and a role other than the decode side. */
     public int size() {
-        return actor1.size() + actor2.size() + requests.size() + setupIterations;
+        return actor1.size() + actor2.size() + requests.size() + setupIterations + (batchQueue - MIN_BATCH_QUEUE)
+                + (role == Role.CONSUMER ? 0 : 1);
     }
 
     /**
@@ -119,12 +168,12 @@ public record HuntProgram(List<HuntRequest> requests, int poolBlocks, int setupI
         for (int i = 0; i < actor1.size() && actor1.size() > 1; i++) {
             List<HuntOp> a = new ArrayList<>(actor1);
             a.remove(i);
-            out.add(() -> new HuntProgram(requests, poolBlocks, setupIterations, a, actor2));
+            out.add(() -> new HuntProgram(requests, poolBlocks, setupIterations, a, actor2, batchQueue, role));
         }
         for (int i = 0; i < actor2.size() && actor2.size() > 1; i++) {
             List<HuntOp> a = new ArrayList<>(actor2);
             a.remove(i);
-            out.add(() -> new HuntProgram(requests, poolBlocks, setupIterations, actor1, a));
+            out.add(() -> new HuntProgram(requests, poolBlocks, setupIterations, actor1, a, batchQueue, role));
         }
         for (HuntRequest r : requests) {
             if (requests.size() == 1) {
@@ -134,15 +183,21 @@ public record HuntProgram(List<HuntRequest> requests, int poolBlocks, int setupI
             rs.remove(r);
             List<HuntOp> a = actor1.stream().filter(op -> !r.id().equals(op.target())).toList();
             if (!a.isEmpty()) {
-                out.add(() -> new HuntProgram(rs, Math.max(1, poolBlocks - r.promptBlocks()), setupIterations, a, actor2));
-                out.add(() -> new HuntProgram(rs, poolBlocks, setupIterations, a, actor2));
+                out.add(() -> new HuntProgram(rs, Math.max(1, poolBlocks - r.promptBlocks()), setupIterations, a, actor2, batchQueue, role));
+                out.add(() -> new HuntProgram(rs, poolBlocks, setupIterations, a, actor2, batchQueue, role));
             }
         }
         if (setupIterations > 0) {
-            out.add(() -> new HuntProgram(requests, poolBlocks, setupIterations - 1, actor1, actor2));
+            out.add(() -> new HuntProgram(requests, poolBlocks, setupIterations - 1, actor1, actor2, batchQueue, role));
         }
         if (poolBlocks > 1) {
-            out.add(() -> new HuntProgram(requests, poolBlocks - 1, setupIterations, actor1, actor2));
+            out.add(() -> new HuntProgram(requests, poolBlocks - 1, setupIterations, actor1, actor2, batchQueue, role));
+        }
+        if (batchQueue > MIN_BATCH_QUEUE) {
+            out.add(() -> new HuntProgram(requests, poolBlocks, setupIterations, actor1, actor2, batchQueue - 1, role));
+        }
+        if (role != Role.CONSUMER) {
+            out.add(() -> new HuntProgram(requests, poolBlocks, setupIterations, actor1, actor2, batchQueue, Role.CONSUMER));
         }
         List<HuntProgram> valid = new ArrayList<>();
         for (java.util.function.Supplier<HuntProgram> candidate : out) {
@@ -157,7 +212,8 @@ public record HuntProgram(List<HuntRequest> requests, int poolBlocks, int setupI
 
     @Override
     public String toString() {
-        return "requests " + requests + ", pool " + poolBlocks + " block(s), " + setupIterations + " set-up iteration(s); actor 1 "
-                + actor1 + "; actor 2 " + actor2;
+        return "requests " + requests + ", pool " + poolBlocks + " block(s), " + setupIterations + " set-up iteration(s)"
+                + (batchQueue == MIN_BATCH_QUEUE ? "" : ", batch queue " + batchQueue)
+                + (role == Role.CONSUMER ? "" : ", connector " + role.words) + "; actor 1 " + actor1 + "; actor 2 " + actor2;
     }
 }

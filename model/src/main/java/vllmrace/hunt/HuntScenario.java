@@ -42,7 +42,7 @@ public final class HuntScenario extends RigScenario<EngineCoreRig> {
 
     public HuntScenario(HuntProgram program, FixSet fixes, Configuration configuration) {
         this(program, new EngineCoreRig(Objects.requireNonNull(fixes, "fixes"), Objects.requireNonNull(configuration, "configuration"),
-                vllmrace.model.connector.TestAsyncConnector.SavePolicy.NEVER, program.poolBlocks()));
+                program.role().policy(), program.poolBlocks(), program.batchQueue()));
     }
 
     private HuntScenario(HuntProgram program, EngineCoreRig rig) {

@@ -120,15 +120,17 @@ class HuntTest {
     }
 
     /**
-     * Seed 20261201's program 603 with every fix off: a resubmit of a remote-prefill request and two aborts write into
-     * freed blocks (SC4). AbortedLoadFreesBlocks's closer alone does not remove it: it exposes AbortOfFinishedDelayFreed's
+     * A remote-prefill request A loading, the client resubmitting A (refused: without #27987 the frontend still tracks it)
+     * and aborting it twice; with every fix off the abort frees A's blocks while its load writes them (SC4). AbortedLoadFreesBlocks's closer alone does not remove it: it exposes AbortOfFinishedDelayFreed's
      * double free, whose closers leave the aborted load's blocks held with the engine idle (IdleWithDelayFreedOnly), whose
      * closer leaves it clean. A composition, named in that order; #27987's unique ids alone remove it too (they change what
      * the resubmit does), which a finding's page would say.
      */
     @Test
     void aCompositionNamesItsRacesInTheOrderEachFixExposesTheNext() {
-        HuntProgram program = Hunt.program(20261201L, 603);
+        HuntProgram program = new HuntProgram(List.of(new HuntRequest("A", 1, 1, 1, 0, Source.REMOTE, SavePolicy.NEVER)), 1, 1,
+                List.of(HuntOp.of(Kind.READD, "A"), HuntOp.of(Kind.ABORT, "A"), HuntOp.of(Kind.ABORT, "A")),
+                List.of(HuntOp.of(Kind.ITERATION)));
         Hunt hunt = new Hunt(new Hunt.Options(20261201L, FixSet.none(), Configuration.DEFAULT, "none", 1, 1, 1));
         Hunt.Explored e = Hunt.explore(program, FixSet.none());
         assertEquals(java.util.Set.of("SC4"), e.invariants());
@@ -204,5 +206,80 @@ class HuntTest {
         assertThrows(IllegalArgumentException.class, () -> new HuntRequest("A", 0, 0, 1, 0, Source.LOCAL, SavePolicy.NEVER));
         assertThrows(IllegalArgumentException.class, () -> HuntOp.of(Kind.ITERATION, "A"));
         assertThrows(IllegalArgumentException.class, () -> HuntOp.of(Kind.ABORT));
+        HuntRequest remote = new HuntRequest("A", 1, 0, 1, 0, Source.REMOTE, SavePolicy.NEVER);
+        List<HuntOp> abort = List.of(HuntOp.of(Kind.ABORT, "A"));
+        List<HuntOp> iterate = List.of(HuntOp.of(Kind.ITERATION));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> new HuntProgram(List.of(remote), 2, 0, abort, iterate, 4,
+                HuntProgram.Role.CONSUMER)).getMessage().contains("2 to 3 steps"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> new HuntProgram(List.of(remote), 2, 0, abort, iterate, 2,
+                HuntProgram.Role.PRODUCER)).getMessage().contains("prefill side loads nothing"));
+    }
+
+    /**
+     * PreemptedInFinalStepEmptyBlocks's shape in the hunt's world: a prefill-side connector (kv_producer), a pool holding C,
+     * A and R, all three running, R in its final step, and A's decode needs a block. With every fix
+     * off R is preempted and still finishes, handing the producer no blocks (CN3); #50297's closer, switched on with #48245
+     * it is built on, removes it: a rediscovery.
+     */
+    @Test
+    void aProducerConnectorRediscoversAPreemptionInTheFinalStep() {
+        HuntProgram program = preemptedInFinalStep(HuntProgram.Role.PRODUCER);
+        Hunt hunt = new Hunt(new Hunt.Options(SEED, FixSet.none(), Configuration.DEFAULT, "none", 1, 1, 1));
+        Hunt.Explored e = Hunt.explore(program, FixSet.none());
+        assertTrue(e.invariants().contains("CN3"), e.invariants().toString());
+        assertEquals(Hunt.Classification.rediscovery(List.of(Race.PreemptedInFinalStepEmptyBlocks)), hunt.classify(program, e));
+        assertFalse(Hunt.explore(preemptedInFinalStep(HuntProgram.Role.CONSUMER), FixSet.none()).invariants().contains("CN3"),
+                "a decode-side connector requires no KV delivery: nothing to hand off");
+    }
+
+    private static HuntProgram preemptedInFinalStep(HuntProgram.Role role) {
+        SavePolicy save = role.policy();
+        return new HuntProgram(List.of(new HuntRequest("C", 1, 1, 1, 0, Source.LOCAL, save), new HuntRequest("A", 1, 0, 2, 0, Source.LOCAL, save),
+                new HuntRequest("R", 1, 0, 1, 0, Source.LOCAL, save)), 3, 1, List.of(HuntOp.of(Kind.TRANSFERS_COMPLETE)),
+                List.of(HuntOp.of(Kind.ITERATION)), HuntProgram.MIN_BATCH_QUEUE, role);
+    }
+
+    /**
+     * What the hunt can express is computed, not listed: with every fix off DoubleAbortApplication shows only in a
+     * composition (its window is #29987's aborts queue, the closer of AbortLosesToFinalStep), the preemption races alone;
+     * with every fix on nothing can; under the sync scheduler an AsyncScheduler-only race cannot.
+     */
+    @Test
+    void aRaceIsExpressibleWhereItsOwnScenarioShowsItUnderTheHuntsFixes() {
+        Hunt noFix = new Hunt(new Hunt.Options(SEED, FixSet.none(), Configuration.DEFAULT, "none", 1, 1, 1));
+        List<Race> none = noFix.expressible();
+        assertTrue(noFix.expressibleOnlyInAComposition().contains(Race.DoubleAbortApplication), "its window needs #29987 on");
+        assertFalse(noFix.expressibleOnlyInAComposition().contains(Race.AbortedLoadFreesBlocks));
+        assertTrue(none.containsAll(List.of(Race.PreemptedInFinalStepEmptyBlocks, Race.PlaceholderUnderflowOnPreempt,
+                Race.AbortedLoadFreesBlocks)), none.toString());
+        assertTrue(Hunt.inWorld().containsAll(none));
+        assertFalse(Hunt.inWorld().contains(Race.StoreReadsPreemptedBlocks), "outside the world, with its reason");
+        assertTrue(new Hunt(new Hunt.Options(SEED, FixSet.all(), Configuration.DEFAULT, "all", 1, 1, 1)).expressible().isEmpty());
+        FixSet open = FixSet.all().without(vllmrace.model.fix.Fix.REQUIRES_KV_DELIVERY);
+        assertTrue(new Hunt(new Hunt.Options(SEED, open, Configuration.DEFAULT, "x", 1, 1, 1)).expressible()
+                .contains(Race.PreemptedInFinalStepEmptyBlocks));
+        Configuration sync = vllmrace.model.deploy.Profile.MAIN_SYNC_SCHEDULING.configuration();
+        assertFalse(new Hunt(new Hunt.Options(SEED, open, sync, "x", 1, 1, 1)).expressible().contains(Race.PreemptedInFinalStepEmptyBlocks),
+                "AsyncScheduler only");
+    }
+
+    /**
+     * #49674's livelock: with #45357's deferred frees and #50297 on but not #49675, two requests in a short pool preempt each
+     * other forever; the engine never settles, every interleaving is a modelling error, and that is not a fix set that
+     * removed a violation (clean() is false). #49675's fenced-victim stop settles it.
+     */
+    @Test
+    void anEngineThatNeverSettlesHasNotRemovedAViolation() {
+        HuntProgram program = new HuntProgram(List.of(new HuntRequest("A", 1, 0, 1, 0, Source.LOCAL, SavePolicy.ALWAYS),
+                new HuntRequest("B", 2, 0, 2, 1, Source.LOCAL, SavePolicy.NEVER), new HuntRequest("C", 1, 0, 3, 0, Source.PENDING_CHUNK,
+                        SavePolicy.ALWAYS)), 3, 1, List.of(HuntOp.of(Kind.READD, "C")), List.of(HuntOp.of(Kind.TRANSFERS_COMPLETE),
+                HuntOp.of(Kind.ITERATION), HuntOp.of(Kind.ITERATION)), HuntProgram.MIN_BATCH_QUEUE, HuntProgram.Role.BOTH);
+        FixSet livelock = FixSet.none().with(vllmrace.model.fix.Fix.REQUIRES_KV_DELIVERY).with(vllmrace.model.fix.Fix.STALE_OUTPUT_AFTER_PREEMPT)
+                .with(vllmrace.model.fix.Fix.DEFER_BLOCK_FREE);
+        Hunt.Explored e = Hunt.explore(program, livelock);
+        assertFalse(e.violates());
+        assertEquals(e.schedules(), e.modellingErrors(), "every interleaving: the engine never settles");
+        assertFalse(e.clean());
+        assertTrue(Hunt.explore(program, livelock.with(vllmrace.model.fix.Fix.STOP_PREEMPTION_AT_FENCED_VICTIM)).clean());
     }
 }

@@ -211,7 +211,9 @@ final class HuntCommand {
         b.append(" Fixes on: ").append(o.fixes()).append("; configuration: ").append(o.configuration()).append(".\n\n");
         b.append("Each scenario is a program drawn from the seed: one to three requests (prompt blocks, length, a stop token, "
                 + "local / remote prefill / a chunk being written, what the connector saves) over a pool that fits each request "
-                + "alone, up to two busy-loop iterations of set-up, and two actors of up to three operations (actor 1: abort, "
+                + "alone, an async batch queue of 2 or 3 (one under the sync scheduler), a connector on the decode side "
+                + "(kv_consumer), the prefill side (kv_producer) or an offloader (kv_both), "
+                + "up to two busy-loop iterations of set-up, and two actors of up to three operations (actor 1: abort, "
                 + "resubmit, a chunk written, a remote side that never pushes followed by the client's abort, transfers "
                 + "completing; actor 2: busy-loop iterations and transfers completing). Every step interleaving of each runs on "
                 + "a fresh EngineCore process with the step enumerator; the arbiter lets every transfer and write complete and "
@@ -243,9 +245,7 @@ final class HuntCommand {
         r.rediscoveries().forEach((race, d) -> b.append("| `").append(race).append("` | ").append(d.count()).append(" | ")
                 .append(String.format(Locale.ROOT, "%.1f s", d.firstAtMillis() / 1000.0)).append(r.count() == 1 ? "" : " (in its shard)")
                 .append(" | ").append(d.firstScenario()).append(" |\n"));
-        List<String> missed = Hunt.expressible().stream().map(Race::name).filter(x -> !r.rediscoveries().containsKey(x)).toList();
-        b.append("\nScheduler races of the catalogue not rediscovered in this run: ").append(missed.isEmpty() ? "none" : String.join(", ", missed))
-                .append(" (with these fixes on, a race whose closer is merged cannot show).\n\n");
+        b.append('\n').append(coverage(r, o)).append("\n\n");
         if (!r.compositions().isEmpty()) {
             b.append("## Compositions\n\nViolations catalogued races explain in turn: each race's closers, switched on, change what "
                     + "the program breaks, and the next race explains what it breaks then; the last one's closers leave it clean.\n\n"
@@ -263,6 +263,31 @@ final class HuntCommand {
             b.append("None: every violation is explained by a catalogued race.\n");
         }
         r.findings().forEach((id, line) -> b.append("- [").append(id).append("](").append(id).append(".md): ").append(line).append("\n"));
+        return b.toString();
+    }
+
+    /**
+     * Which catalogued races this hunt rediscovered of those it can express under its fixes and deployment, which of its
+     * world's races cannot show under them, and which races its world does not hold, with why.
+     */
+    static String coverage(HuntTally r, Hunt.Options o) {
+        Hunt hunt = new Hunt(o);
+        List<Race> expressible = hunt.expressible();
+        List<String> found = expressible.stream().map(Race::name).filter(r.rediscoveries()::containsKey).toList();
+        List<String> missed = expressible.stream().map(Race::name).filter(x -> !r.rediscoveries().containsKey(x)).toList();
+        List<String> composed = hunt.expressibleOnlyInAComposition().stream().map(Race::name).toList();
+        List<String> cannot = Hunt.inWorld().stream().filter(x -> !expressible.contains(x)).map(Race::name).toList();
+        StringBuilder b = new StringBuilder("**Coverage.** ");
+        b.append(found.size()).append(" of the ").append(expressible.size()).append(" catalogued races this hunt can express under its "
+                + "fixes and deployment rediscovered").append(expressible.isEmpty() ? "" : String.format(Locale.ROOT, " (%.0f %%)",
+                100.0 * found.size() / expressible.size())).append("; not rediscovered: ").append(missed.isEmpty() ? "none" : String.join(", ", missed))
+                .append(". Of those it can express, these show only in a composition (under these fixes their window is shut "
+                + "until another race's closer opens it): ").append(composed.isEmpty() ? "none" : String.join(", ", composed))
+                .append(". In its world but unable to show here (a fix on closes it, or its own scenario breaks none of its "
+                + "invariants on this deployment, as an AsyncScheduler race under the sync scheduler): ")
+                .append(cannot.isEmpty() ? "none" : String.join(", ", cannot)).append(". Outside its world: ");
+        b.append(Hunt.OUTSIDE_WORLD.entrySet().stream().sorted(Map.Entry.comparingByKey()).map(e -> e.getKey().name() + " (" + e.getValue() + ")")
+                .collect(Collectors.joining("; "))).append("; and the frontend's and connectors' races.");
         return b.toString();
     }
 

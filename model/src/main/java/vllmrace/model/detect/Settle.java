@@ -13,8 +13,12 @@ import java.util.function.Supplier;
 public final class Settle {
     /** k: iterations in a row that must change nothing. */
     public static final int SETTLED_ITERATIONS = 3;
-    /** The bound on the whole drain. */
-    public static final int MAX_ITERATIONS = 32;
+    /**
+     * The bound on the whole drain: three requests sharing a short pool behind a batch queue of 3, with #45357's fenced
+     * frees and #49675's stop at a fenced victim, take 33 iterations to drain (hunt seed 20261201, program 7094, every fix
+     * on); a livelock (#49674: every fix on but #49675) never drains.
+     */
+    public static final int MAX_ITERATIONS = 64;
 
     private Settle() {
     }

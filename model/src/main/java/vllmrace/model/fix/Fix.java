@@ -436,4 +436,15 @@ public enum Fix {
     public String description() {
         return description;
     }
+
+    /**
+     * The fixes this one acts through, as upstream built its PR on theirs: on without them, the switch does not model its
+     * PR (#50297's {@code drop_stale_output} uses #48245's stale marking). The hunt switches them on with it.
+     */
+    public java.util.Set<Fix> builtOn() {
+        return switch (this) {
+            case REQUIRES_KV_DELIVERY -> java.util.EnumSet.of(STALE_OUTPUT_AFTER_PREEMPT);
+            default -> java.util.EnumSet.noneOf(Fix.class);
+        };
+    }
 }
