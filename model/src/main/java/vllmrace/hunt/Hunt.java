@@ -171,6 +171,21 @@ public final class Hunt {
         }
     }
 
+    /**
+     * Exploration throughput of the programs of one size ({@link HuntProgram#size()}): how many, their interleavings, and
+     * the thread time their exploration took (classification and shrinking left out).
+     */
+    public record Throughput(int programs, long interleavings, long nanos) {
+        public Throughput plus(Throughput other) {
+            return new Throughput(programs + other.programs, interleavings + other.interleavings, nanos + other.nanos);
+        }
+
+        /** Interleavings per second of one thread's exploring. */
+        public double interleavingsPerThreadSecond() {
+            return nanos == 0 ? 0 : interleavings * 1e9 / nanos;
+        }
+    }
+
     /** A violation no catalogued race explains, shrunk. */
     public record Finding(String id, int scenario, HuntProgram original, HuntProgram minimal, Explored explored) {
     }
@@ -181,7 +196,8 @@ public final class Hunt {
      */
     public record Report(Options options, int scenarios, long interleavings, long millis, int violatingScenarios,
                          int modellingErrors, Map<Race, Rediscovery> rediscoveries, List<Composition> compositions,
-                         List<Finding> findings, List<Race> expressible, java.util.BitSet explored) {
+                         List<Finding> findings, List<Race> expressible, java.util.BitSet explored,
+                         java.util.SortedMap<Integer, Throughput> bySize) {
         public double interleavingsPerSecond() {
             return millis == 0 ? 0 : interleavings * 1000.0 / millis;
         }
@@ -528,6 +544,7 @@ public final class Hunt {
         Map<Race, Rediscovery> rediscoveries = new ConcurrentHashMap<>();
         Map<String, Finding> findings = new ConcurrentHashMap<>();
         Map<List<List<Race>>, Composition> compositions = new ConcurrentHashMap<>();
+        Map<Integer, Throughput> bySize = new ConcurrentHashMap<>();
         java.util.BitSet ran = new java.util.BitSet();
         Shard shard = options.shard();
         Runnable worker = () -> {
@@ -542,7 +559,9 @@ public final class Hunt {
                     ran.set(index);
                 }
                 HuntProgram program = program(options.seed(), index);
+                long began = System.nanoTime();
                 Explored explored = explore(program, options.fixes(), options.configuration());
+                bySize.merge(program.size(), new Throughput(1, explored.schedules(), System.nanoTime() - began), Throughput::plus);
                 scenarios.incrementAndGet();
                 interleavings.addAndGet(explored.schedules());
                 modellingErrors.addAndGet(explored.modellingErrors());
@@ -593,7 +612,7 @@ public final class Hunt {
                 .sorted(java.util.Comparator.comparingInt((Finding f) -> f.minimal().size()).thenComparingInt(Finding::scenario)).toList();
         return new Report(options, scenarios.get(), interleavings.get(), millis, violatingScenarios.get(), modellingErrors.get(),
                 ordered, compositions.values().stream().sorted(java.util.Comparator.comparingInt(Composition::count).reversed()
-                        .thenComparing(Composition::chain)).toList(), sorted, expressible(), ran);
+                        .thenComparing(Composition::chain)).toList(), sorted, expressible(), ran, new java.util.TreeMap<>(bySize));
     }
 
     private static String findingId(Explored explored, HuntProgram minimal) {

@@ -37,6 +37,9 @@ class HuntTest {
         assertTrue(r.interleavings() > SCENARIOS, "every interleaving of each scenario: " + r.interleavings());
         assertTrue(r.rediscoveries().size() >= 3, "rediscovered: " + r.rediscoveries().keySet());
         assertEquals(0, r.modellingErrors(), "a generated program is never a modelling error");
+        assertTrue(r.findings().isEmpty(), "every violation is a rediscovery or a composition: " + r.findings());
+        assertEquals(SCENARIOS, r.bySize().values().stream().mapToInt(Hunt.Throughput::programs).sum(), "every program in its size");
+        assertEquals(r.interleavings(), r.bySize().values().stream().mapToLong(Hunt.Throughput::interleavings).sum());
     }
 
     @Test

@@ -122,7 +122,7 @@ final class HuntCommand {
                     .collect(Collectors.joining(" or ")) + " alone") + " (shard " + args.shard() + ", scenario " + f.scenario() + ")");
         }
         HuntTally mine = HuntTally.of(args, report.options().threads(), report.scenarios(), report.interleavings(), report.millis(),
-                report.violatingScenarios(), report.modellingErrors(), seen, composed, lines);
+                report.violatingScenarios(), report.modellingErrors(), seen, composed, lines, report.bySize());
         Path shardsDir = dir.resolve("shards");
         try {
             Map<Path, HuntTally> present = readShards(shardsDir);
@@ -174,7 +174,7 @@ final class HuntCommand {
                 try {
                     tallies.put(p, HuntTally.parse(Files.readAllLines(p, StandardCharsets.UTF_8)));
                 } catch (IllegalArgumentException e) {
-                    tallies.put(p, new HuntTally("unreadable " + p.getFileName(), List.of(1), 1, 1, 0, 0, 0, 0, 0, 0, Map.of(), Map.of(), Map.of()));
+                    tallies.put(p, new HuntTally("unreadable " + p.getFileName(), List.of(1), 1, 1, 0, 0, 0, 0, 0, 0, Map.of(), Map.of(), Map.of(), Map.of()));
                 }
             }
         }
@@ -240,6 +240,7 @@ final class HuntCommand {
         b.append("| violating scenarios explained by a composition | ").append(String.format(Locale.ROOT, "%,d",
                 r.compositions().values().stream().mapToInt(HuntTally.Seen::count).sum())).append(" |\n");
         b.append("| findings (outside the catalogue) | ").append(r.findings().size()).append(" |\n\n");
+        b.append(throughput(r)).append('\n');
         b.append("## Rediscoveries\n\nA race counts in every scenario it explains, alone or in a composition.\n\n"
                 + "| race | scenarios | first after | first scenario |\n|---|---|---|---|\n");
         r.rediscoveries().forEach((race, d) -> b.append("| `").append(race).append("` | ").append(d.count()).append(" | ")
@@ -263,6 +264,24 @@ final class HuntCommand {
             b.append("None: every violation is explained by a catalogued race.\n");
         }
         r.findings().forEach((id, line) -> b.append("- [").append(id).append("](").append(id).append(".md): ").append(line).append("\n"));
+        return b.toString();
+    }
+
+    /**
+     * How exploring grows with program size (operations, requests, set-up iterations, a deeper queue, a producer role):
+     * per size, the programs, their mean interleavings, and interleavings per second of one thread's exploring.
+     */
+    static String throughput(HuntTally r) {
+        StringBuilder b = new StringBuilder("## Throughput by program size\n\nExploring only (classification and shrinking left "
+                + "out), per thread: the time each program's interleavings took on the thread that ran them.\n\n"
+                + "| program size | programs | interleavings per program | interleavings per second per thread |\n|---|---|---|---|\n");
+        r.bySize().forEach((size, t) -> b.append("| ").append(size).append(" | ").append(String.format(Locale.ROOT, "%,d", t.programs()))
+                .append(" | ").append(String.format(Locale.ROOT, "%.1f", (double) t.interleavings() / t.programs())).append(" | ")
+                .append(String.format(Locale.ROOT, "%,.0f", t.interleavingsPerThreadSecond())).append(" |\n"));
+        Hunt.Throughput all = r.bySize().values().stream().reduce(new Hunt.Throughput(0, 0, 0), Hunt.Throughput::plus);
+        b.append("| all | ").append(String.format(Locale.ROOT, "%,d", all.programs())).append(" | ")
+                .append(all.programs() == 0 ? "-" : String.format(Locale.ROOT, "%.1f", (double) all.interleavings() / all.programs()))
+                .append(" | ").append(String.format(Locale.ROOT, "%,.0f", all.interleavingsPerThreadSecond())).append(" |\n");
         return b.toString();
     }
 

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import vllmrace.hunt.Hunt;
 import vllmrace.races.Race;
 import vllmrace.races.Shard;
 
@@ -21,11 +22,12 @@ import vllmrace.races.Shard;
  * @param longestMillis the longest shard's wall time (a matrix's wall time when the shards run at once)
  * @param rediscoveries per race: scenarios, the first time after its shard's start, the lowest such scenario index
  * @param compositions  per chain of races ({@link #chainKey}), the same figures
+ * @param bySize        per program size, the programs, their interleavings and the thread time exploring them took
  * @param findings      finding id -> its summary line
  */
 record HuntTally(String hunt, List<Integer> shards, int count, int threads, int scenarios, long interleavings, long millis,
                  long longestMillis, int violating, int modellingErrors, Map<String, Seen> rediscoveries,
-                 Map<String, Seen> compositions, Map<String, String> findings) {
+                 Map<String, Seen> compositions, Map<String, String> findings, Map<Integer, Hunt.Throughput> bySize) {
 
     /** A race found again: in how many scenarios, how soon after its shard started, and in which scenario first. */
     record Seen(int count, long firstAtMillis, int firstScenario) {
@@ -42,6 +44,7 @@ record HuntTally(String hunt, List<Integer> shards, int count, int threads, int 
         rediscoveries = new LinkedHashMap<>(rediscoveries);
         compositions = new LinkedHashMap<>(compositions);
         findings = new LinkedHashMap<>(findings);
+        bySize = new TreeMap<>(bySize);
     }
 
     /** A composition's key in the shard file: its steps in order, joined by {@code >}, a step's races by {@code +}. */
@@ -63,9 +66,9 @@ record HuntTally(String hunt, List<Integer> shards, int count, int threads, int 
 
     static HuntTally of(HuntArgs args, int threads, int scenarios, long interleavings, long millis, int violating,
                         int modellingErrors, Map<String, Seen> rediscoveries, Map<String, Seen> compositions,
-                        Map<String, String> findings) {
+                        Map<String, String> findings, Map<Integer, Hunt.Throughput> bySize) {
         return new HuntTally(identity(args), List.of(args.shard().index()), args.shard().count(), threads, scenarios, interleavings,
-                millis, millis, violating, modellingErrors, rediscoveries, compositions, findings);
+                millis, millis, violating, modellingErrors, rediscoveries, compositions, findings, bySize);
     }
 
     /** Whether every shard of the hunt is here. */
@@ -101,6 +104,7 @@ record HuntTally(String hunt, List<Integer> shards, int count, int threads, int 
         Map<String, Seen> seen = new TreeMap<>(Comparator.comparingInt(name -> Race.valueOf(name).ordinal()));
         Map<String, Seen> composed = new TreeMap<>();
         Map<String, String> findings = new TreeMap<>();
+        Map<Integer, Hunt.Throughput> sizes = new TreeMap<>();
         for (HuntTally t : tallies) {
             if (!t.hunt.equals(first.hunt) || t.count != first.count) {
                 throw new IllegalArgumentException("shards of different hunts: " + first.hunt + " in " + first.count + " shard(s), and "
@@ -121,11 +125,12 @@ record HuntTally(String hunt, List<Integer> shards, int count, int threads, int 
             longest = Math.max(longest, t.longestMillis);
             t.rediscoveries.forEach((race, s) -> seen.merge(race, s, Seen::plus));
             t.compositions.forEach((chain, s) -> composed.merge(chain, s, Seen::plus));
+            t.bySize.forEach((size, th) -> sizes.merge(size, th, Hunt.Throughput::plus));
             findings.putAll(t.findings);
         }
         shards.sort(null);
         return new HuntTally(first.hunt, shards, first.count, threads, scenarios, interleavings, millis, longest, violating, errors,
-                seen, composed, findings);
+                seen, composed, findings, sizes);
     }
 
     /** The shard file: one field per line, tab-separated. */
@@ -143,6 +148,8 @@ record HuntTally(String hunt, List<Integer> shards, int count, int threads, int 
                 .append(s.firstAtMillis).append('\t').append(s.firstScenario).append('\n'));
         compositions.forEach((chain, s) -> b.append("composition\t").append(chain).append('\t').append(s.count).append('\t')
                 .append(s.firstAtMillis).append('\t').append(s.firstScenario).append('\n'));
+        bySize.forEach((size, t) -> b.append("size\t").append(size).append('\t').append(t.programs()).append('\t')
+                .append(t.interleavings()).append('\t').append(t.nanos()).append('\n'));
         findings.forEach((id, line) -> b.append("finding\t").append(id).append('\t').append(line.replace('\t', ' ').replace('\n', ' '))
                 .append('\n'));
         return b.toString();
@@ -158,6 +165,7 @@ record HuntTally(String hunt, List<Integer> shards, int count, int threads, int 
         Map<String, Seen> seen = new LinkedHashMap<>();
         Map<String, Seen> composed = new LinkedHashMap<>();
         Map<String, String> findings = new LinkedHashMap<>();
+        Map<Integer, Hunt.Throughput> sizes = new TreeMap<>();
         for (String line : lines) {
             if (line.isBlank()) {
                 continue;
@@ -170,6 +178,8 @@ record HuntTally(String hunt, List<Integer> shards, int count, int threads, int 
                     case "composition" -> composed.put(chainKey(chain(f[1])),
                             new Seen(Integer.parseInt(f[2]), Long.parseLong(f[3]), Integer.parseInt(f[4])));
                     case "finding" -> findings.put(f[1], f[2]);
+                    case "size" -> sizes.put(Integer.parseInt(f[1]), new Hunt.Throughput(Integer.parseInt(f[2]), Long.parseLong(f[3]),
+                            Long.parseLong(f[4])));
                     default -> fields.put(f[0], f[1]);
                 }
             } catch (RuntimeException e) {
@@ -182,7 +192,7 @@ record HuntTally(String hunt, List<Integer> shards, int count, int threads, int 
             return new HuntTally(java.util.Objects.requireNonNull(fields.get("hunt"), "hunt"), List.of(shard.index()), shard.count(),
                     Integer.parseInt(fields.get("threads")), Integer.parseInt(fields.get("scenarios")),
                     Long.parseLong(fields.get("interleavings")), millis, millis, Integer.parseInt(fields.get("violating")),
-                    Integer.parseInt(fields.get("modelling_errors")), seen, composed, findings);
+                    Integer.parseInt(fields.get("modelling_errors")), seen, composed, findings, sizes);
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("a hunt shard file needs hunt, shard, threads, scenarios, interleavings, millis, "
                     + "violating and modelling_errors: " + e.getMessage(), e);

@@ -67,9 +67,9 @@ class HuntShardMergeTest {
 
     @Test
     void mergeRefusesDifferentHuntsAndRepeatedShards() {
-        HuntTally a = HuntTally.of(args(new Shard(1, 2)), 1, 6, 60, 100, 0, 0, java.util.Map.of(), java.util.Map.of(), java.util.Map.of());
+        HuntTally a = HuntTally.of(args(new Shard(1, 2)), 1, 6, 60, 100, 0, 0, java.util.Map.of(), java.util.Map.of(), java.util.Map.of(), java.util.Map.of());
         HuntTally b = HuntTally.of(new HuntArgs(9L, "none", 12, 60, -1, new Shard(2, 2)), 1, 6, 60, 100, 0, 0, java.util.Map.of(),
-                java.util.Map.of(), java.util.Map.of());
+                java.util.Map.of(), java.util.Map.of(), java.util.Map.of());
         assertTrue(assertThrows(IllegalArgumentException.class, () -> HuntTally.merge(List.of(a, b))).getMessage()
                 .startsWith("shards of different hunts"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> HuntTally.merge(List.of(a, a))).getMessage()
@@ -85,12 +85,16 @@ class HuntShardMergeTest {
                 List.of(vllmrace.races.Race.IdleWithDelayFreedOnly, vllmrace.races.Race.DelayFreedNeverReleased));
         String chain = HuntTally.chainKey(steps);
         HuntTally a = HuntTally.of(args(new Shard(1, 2)), 1, 6, 60, 100, 3, 0, java.util.Map.of(),
-                java.util.Map.of(chain, new HuntTally.Seen(2, 500, 4)), java.util.Map.of());
+                java.util.Map.of(chain, new HuntTally.Seen(2, 500, 4)), java.util.Map.of(),
+                java.util.Map.of(5, new vllmrace.hunt.Hunt.Throughput(3, 30, 1_000_000)));
         HuntTally b = HuntTally.of(args(new Shard(2, 2)), 1, 6, 60, 100, 3, 0, java.util.Map.of(),
-                java.util.Map.of(chain, new HuntTally.Seen(1, 200, 9)), java.util.Map.of());
+                java.util.Map.of(chain, new HuntTally.Seen(1, 200, 9)), java.util.Map.of(),
+                java.util.Map.of(5, new vllmrace.hunt.Hunt.Throughput(1, 10, 1_000_000)));
         assertEquals(a, HuntTally.parse(a.toTsv().lines().toList()), "a composition line reads back as written");
         HuntTally merged = HuntTally.merge(List.of(a, b));
         assertEquals(new HuntTally.Seen(3, 200, 9), merged.compositions().get(chain), "counts add up, the earliest first sighting wins");
         assertEquals(steps, HuntTally.chain(chain));
+        assertEquals(new vllmrace.hunt.Hunt.Throughput(4, 40, 2_000_000), merged.bySize().get(5), "sizes add up across shards");
+        assertEquals(20_000.0, merged.bySize().get(5).interleavingsPerThreadSecond(), 1e-6);
     }
 }
