@@ -23,6 +23,8 @@ public record HuntOp(Kind kind, String target) {
         CHUNK_WRITTEN(true),
         /** environment: target's in-flight async load will never complete (the remote side crashed) */
         LOSE_LOAD(true),
+        /** store thread: target's store job reads its blocks and PUTs them under target's key */
+        STORE_READ(true),
         /** worker: every in-flight KV transfer completes */
         TRANSFERS_COMPLETE(false),
         /** busy loop: one iteration (input queue, schedule, the oldest step's output); three steps */

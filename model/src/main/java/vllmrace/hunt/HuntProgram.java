@@ -121,7 +121,9 @@ public record HuntProgram(List<HuntRequest> requests, int poolBlocks, int setupI
             // a remote-prefill request is on the decode side, whose NIXL request_finished never saves; a local one may be
             // sent (prefill side) or offloaded (every finish saved)
             SavePolicy save = source == Source.REMOTE ? SavePolicy.NEVER : SavePolicy.values()[random.nextInt(SavePolicy.values().length)];
-            requests.add(new HuntRequest(String.valueOf((char) ('A' + i)), promptBlocks, random.nextInt(2), maxTokens, stop, source, save));
+            boolean storeJob = source == Source.LOCAL && random.nextInt(4) == 0; // Mooncake's store connector
+            requests.add(new HuntRequest(String.valueOf((char) ('A' + i)), promptBlocks, random.nextInt(2), maxTokens, stop, source, save,
+                    storeJob));
             blocks += promptBlocks;
         }
         int bs = vllmrace.races.scheduler.EngineCoreRig.BLOCK_SIZE;
@@ -138,6 +140,8 @@ public record HuntProgram(List<HuntRequest> requests, int poolBlocks, int setupI
                 a1.add(HuntOp.of(Kind.READD, r.id()));
             } else if (k < 7 && r.source() == Source.PENDING_CHUNK) {
                 a1.add(HuntOp.of(Kind.CHUNK_WRITTEN, r.id()));
+            } else if (k < 7 && r.storeJob()) {
+                a1.add(HuntOp.of(Kind.STORE_READ, r.id()));
             } else if (k < 8 && r.source() == Source.REMOTE) {
                 a1.add(HuntOp.of(Kind.LOSE_LOAD, r.id())); // a lost push comes with the client giving up on it
                 a1.add(HuntOp.of(Kind.ABORT, r.id()));

@@ -80,6 +80,9 @@ public final class HuntScenario extends RigScenario<EngineCoreRig> {
         engineIds.put(r.id(), engineId);
         int tokens = r.promptTokens(EngineCoreRig.BLOCK_SIZE);
         rig.connector().savePolicy(engineId, r.save());
+        if (r.storeJob()) {
+            rig.connector().storeWhileRunning(engineId);
+        }
         if (r.source() == Source.REMOTE) {
             rig.connector().remotePrefill(engineId, tokens);
         } else if (r.source() == Source.PENDING_CHUNK) {
@@ -104,6 +107,7 @@ public final class HuntScenario extends RigScenario<EngineCoreRig> {
                     + "without #27987, still tracks " + op.target() + " and refuses it)";
             case CHUNK_WRITTEN -> "OffloadingConnector: the chunk of " + op.target() + " is written";
             case LOSE_LOAD -> "remote prefill side of " + op.target() + " crashes: its push never comes";
+            case STORE_READ -> "KVCacheStoreSendingThread: " + op.target() + "'s store job reads its blocks and PUTs them under its key";
             case TRANSFERS_COMPLETE -> "Worker: in-flight KV transfers complete";
             case ITERATION -> throw new IllegalArgumentException("the client does not iterate the busy loop");
         };
@@ -133,6 +137,11 @@ public final class HuntScenario extends RigScenario<EngineCoreRig> {
                     rig.connector().loseLoad(engineId);
                 }
             }
+            case STORE_READ -> {
+                if (rig.connector().hasStoreJob(engineId)) {
+                    rig.connector().completeStore(engineId);
+                }
+            }
             case TRANSFERS_COMPLETE -> rig.connector().finishInFlightTransfers();
             case ITERATION -> throw new IllegalArgumentException("the client does not iterate the busy loop");
         }
@@ -148,7 +157,7 @@ public final class HuntScenario extends RigScenario<EngineCoreRig> {
     public Outcome arbiter() {
         rig.connector().writeAllChunks();
         try {
-            rig.runToQuiescence();
+            rig.runToQuiescence(rig.connector()::completeAllStores); // the store thread keeps up while the engine drains
         } catch (IllegalStateException e) {
             return Outcome.MODEL_ERROR;
         }

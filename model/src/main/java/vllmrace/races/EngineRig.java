@@ -200,8 +200,17 @@ public abstract class EngineRig implements vllmrace.model.Wired {
      * converse, SC5, leaks) and bounded liveness (LV1 stuck, LV2 leaked).
      */
     public void runToQuiescence() {
+        runToQuiescence(() -> { });
+    }
+
+    /**
+     * As {@link #runToQuiescence()}, with {@code environment} (a background thread that keeps up, such as a store thread
+     * finishing its jobs) run at each iteration after the transfers are delivered.
+     */
+    public void runToQuiescence(Runnable environment) {
         int settled = Settle.run(() -> {
             finishInFlightTransfers();
+            environment.run();
             engineCore().runBusyLoopOnce();
             collectOutputs();
         }, this::progressSignature, () -> engineCore().isIdle() && !scheduler().hasRequests() && transfersIdle());

@@ -175,12 +175,13 @@ class HuntTest {
     }
 
     /**
-     * A race the hunt's fixes already close is never the explanation: under every fix but #27987's unique ids, program
-     * 1 (a client id resubmitted) breaks FE1, and only races #27987 closes are credited, never one whose closers are on.
+     * A race the hunt's fixes already close is never the explanation: under every fix but #27987's unique ids, a client
+     * aborting A and resubmitting it breaks FE1, and only races #27987 closes are credited, never one whose closers are on.
      */
     @Test
     void aRaceTheHuntsFixesCloseIsNeverCredited() {
-        HuntProgram program = Hunt.program(20261201L, 1);
+        HuntProgram program = new HuntProgram(List.of(new HuntRequest("A", 1, 0, 3, 0, Source.LOCAL, SavePolicy.ALWAYS)), 2, 0,
+                List.of(HuntOp.of(Kind.ABORT, "A"), HuntOp.of(Kind.READD, "A")), List.of(HuntOp.of(Kind.ITERATION)));
         FixSet fixes = FixSet.all().without(vllmrace.model.fix.Fix.UNIQUE_INTERNAL_IDS);
         Hunt.Explored e = Hunt.explore(program, fixes);
         assertTrue(e.violates(), e.invariants().toString());
@@ -235,6 +236,27 @@ class HuntTest {
                 "a decode-side connector requires no KV delivery: nothing to hand off");
     }
 
+    /**
+     * StoreReadsPreemptedBlocks's shape: a pool of 2, A decoding into a second block, R's store job emitted at its first
+     * schedule; the store thread reads R's block after A's growth preempted R and took it. With every fix off the job
+     * reads A's KV under R's key; #52372's block reference per store job removes it: a rediscovery.
+     */
+    @Test
+    void aStoreJobReadAfterAPreemptionIsRediscovered() {
+        HuntProgram program = new HuntProgram(List.of(new HuntRequest("A", 1, 0, 3, 0, Source.LOCAL, SavePolicy.NEVER),
+                new HuntRequest("R", 1, 0, 1, 0, Source.LOCAL, SavePolicy.NEVER, true)), 2, 1, List.of(HuntOp.of(Kind.STORE_READ, "R")),
+                List.of(HuntOp.of(Kind.ITERATION), HuntOp.of(Kind.ITERATION), HuntOp.of(Kind.ITERATION)));
+        Hunt hunt = new Hunt(new Hunt.Options(SEED, FixSet.none(), Configuration.DEFAULT, "none", 1, 1, 1));
+        Hunt.Explored e = Hunt.explore(program, FixSet.none());
+        assertTrue(e.violates(), e.toString());
+        assertEquals(0, e.modellingErrors(), "the store thread keeps up while the engine drains");
+        Hunt.Classification label = hunt.classify(program, e);
+        assertTrue(label.races().contains(Race.StoreReadsPreemptedBlocks), label.describe());
+        assertTrue(Hunt.explore(program, FixSet.all()).clean());
+        assertThrows(IllegalArgumentException.class, () -> new HuntRequest("R", 1, 0, 1, 0, Source.REMOTE, SavePolicy.NEVER, true),
+                "a store job stores KV computed here");
+    }
+
     private static HuntProgram preemptedInFinalStep(HuntProgram.Role role) {
         SavePolicy save = role.policy();
         return new HuntProgram(List.of(new HuntRequest("C", 1, 1, 1, 0, Source.LOCAL, save), new HuntRequest("A", 1, 0, 2, 0, Source.LOCAL, save),
@@ -256,7 +278,7 @@ class HuntTest {
         assertTrue(none.containsAll(List.of(Race.PreemptedInFinalStepEmptyBlocks, Race.PlaceholderUnderflowOnPreempt,
                 Race.AbortedLoadFreesBlocks)), none.toString());
         assertTrue(Hunt.inWorld().containsAll(none));
-        assertFalse(Hunt.inWorld().contains(Race.StoreReadsPreemptedBlocks), "outside the world, with its reason");
+        assertTrue(none.contains(Race.StoreReadsPreemptedBlocks), "store jobs are in the world");
         assertTrue(new Hunt(new Hunt.Options(SEED, FixSet.all(), Configuration.DEFAULT, "all", 1, 1, 1)).expressible().isEmpty());
         FixSet open = FixSet.all().without(vllmrace.model.fix.Fix.REQUIRES_KV_DELIVERY);
         assertTrue(new Hunt(new Hunt.Options(SEED, open, Configuration.DEFAULT, "x", 1, 1, 1)).expressible()

@@ -210,11 +210,12 @@ final class HuntCommand {
         }
         b.append(" Fixes on: ").append(o.fixes()).append("; configuration: ").append(o.configuration()).append(".\n\n");
         b.append("Each scenario is a program drawn from the seed: one to three requests (prompt blocks, length, a stop token, "
-                + "local / remote prefill / a chunk being written, what the connector saves) over a pool that fits each request "
+                + "local / remote prefill / a chunk being written, what the connector saves, a store job) over a pool that fits each request "
                 + "alone, an async batch queue of 2 or 3 (one under the sync scheduler), a connector on the decode side "
                 + "(kv_consumer), the prefill side (kv_producer) or an offloader (kv_both), "
                 + "up to two busy-loop iterations of set-up, and two actors of up to three operations (actor 1: abort, "
-                + "resubmit, a chunk written, a remote side that never pushes followed by the client's abort, transfers "
+                + "resubmit, a chunk written, a remote side that never pushes followed by the client's abort, the store thread "
+                + "reading a store job, transfers "
                 + "completing; actor 2: busy-loop iterations and transfers completing). Every step interleaving of each runs on "
                 + "a fresh EngineCore process with the step enumerator; the arbiter lets every transfer and write complete and "
                 + "settles the engine (" + Settle.SETTLED_ITERATIONS + " quiet iterations within " + Settle.MAX_ITERATIONS
@@ -305,8 +306,9 @@ final class HuntCommand {
                 .append(". In its world but unable to show here (a fix on closes it, or its own scenario breaks none of its "
                 + "invariants on this deployment, as an AsyncScheduler race under the sync scheduler): ")
                 .append(cannot.isEmpty() ? "none" : String.join(", ", cannot)).append(". Outside its world: ");
-        b.append(Hunt.OUTSIDE_WORLD.entrySet().stream().sorted(Map.Entry.comparingByKey()).map(e -> e.getKey().name() + " (" + e.getValue() + ")")
-                .collect(Collectors.joining("; "))).append("; and the frontend's and connectors' races.");
+        Hunt.OUTSIDE_WORLD.entrySet().stream().sorted(Map.Entry.comparingByKey())
+                .forEach(e -> b.append(e.getKey().name()).append(" (").append(e.getValue()).append("); "));
+        b.append("the frontend's and the connectors' races.");
         return b.toString();
     }
 

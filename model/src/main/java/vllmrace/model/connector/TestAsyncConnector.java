@@ -127,6 +127,18 @@ public final class TestAsyncConnector implements KvConnectorBaseV1, KvConnectorW
         throw new UnknownTransferException("no store job of request " + requestId + " is in flight");
     }
 
+    /** Whether a store job of {@code requestId} is in flight (emitted, its blocks not read yet). */
+    public synchronized boolean hasStoreJob(String requestId) {
+        return stores.stream().anyMatch(s -> s.requestId.equals(requestId));
+    }
+
+    /** The store thread drains its queue: every store job in flight reads its blocks, oldest first. */
+    public synchronized void completeAllStores() {
+        while (!stores.isEmpty()) {
+            finishStore(stores.remove(0));
+        }
+    }
+
     private void finishStore(Transfer store) {
         kvCacheManager.completeRead(store.target);
         if (fixes.isOn(Fix.STORE_JOB_BLOCK_REF)) {
