@@ -213,7 +213,11 @@ public abstract class EngineRig implements vllmrace.model.Wired {
             environment.run();
             engineCore().runBusyLoopOnce();
             collectOutputs();
-        }, this::progressSignature, () -> engineCore().isIdle() && !scheduler().hasRequests() && transfersIdle());
+        }, this::progressSignature, () -> engineCore().isIdle() && !scheduler().hasRequests() && transfersIdle(),
+                () -> violations().engineDead());
+        if (settled == 0) {
+            return; // EngineCore died at an assert and the model's drain past it never settles: no liveness to judge
+        }
         scheduler().checkQuiescence();
         scheduler().checkLiveness(settled);
     }

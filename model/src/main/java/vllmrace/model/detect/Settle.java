@@ -8,7 +8,8 @@ import java.util.function.Supplier;
  * iteration at a time until {@link #SETTLED_ITERATIONS} iterations in a row leave its progress signature unchanged. A
  * request still unfinished then, or finished and still holding blocks, will stay so: nothing in flight and no pending
  * timer can change it (a running timer is part of the signature). A state still changing after {@link #MAX_ITERATIONS}
- * is a modelling error, never a verdict.
+ * is a modelling error, never a verdict, unless an upstream assert has killed EngineCore: upstream the busy loop stops at
+ * the assert, so the iterations the model runs past it are not vLLM's, and their not settling says nothing.
  */
 public final class Settle {
     /** k: iterations in a row that must change nothing. */
@@ -39,6 +40,16 @@ public final class Settle {
      * change (the fixed point needs no counting).
      */
     public static int run(Runnable iteration, Supplier<String> signature, java.util.function.BooleanSupplier blocked) {
+        return run(iteration, signature, blocked, () -> false);
+    }
+
+    /**
+     * As {@link #run(Runnable, Supplier, java.util.function.BooleanSupplier)}; when the state still changes after {@link
+     * #MAX_ITERATIONS} but {@code engineDead} holds, returns 0 instead of throwing: EngineCore died at an assert the
+     * detectors recorded, and the drain past it is not upstream's (the caller then checks no liveness).
+     */
+    public static int run(Runnable iteration, Supplier<String> signature, java.util.function.BooleanSupplier blocked,
+                          java.util.function.BooleanSupplier engineDead) {
         Objects.requireNonNull(iteration, "iteration");
         String last = signature.get();
         int settled = 0;
@@ -50,6 +61,9 @@ public final class Settle {
             String now = signature.get();
             settled = now.equals(last) ? settled + 1 : 0;
             last = now;
+        }
+        if (settled < SETTLED_ITERATIONS && engineDead.getAsBoolean()) {
+            return 0;
         }
         if (settled < SETTLED_ITERATIONS) {
             throw new IllegalStateException("no quiescence: the state still changes after " + MAX_ITERATIONS
