@@ -290,7 +290,7 @@ public final class Hunt {
      */
     public List<Race> expressible() {
         return expressible.updateAndGet(known -> known != null ? known : inWorld().stream()
-                .filter(race -> closable(race, options.fixes()) && (shows(race, options.fixes()) || shows(race, race.fixes(Variant.REPORTED))))
+                .filter(race -> closable(race, hunted()) && (shows(race, options.fixes()) || shows(race, race.fixes(Variant.REPORTED))))
                 .toList());
     }
 
@@ -349,43 +349,46 @@ public final class Hunt {
     }
 
     /**
-     * What explains {@code explored}. With every fix on the violation must be gone (else no catalogued fix closes it: a
-     * finding). Among the races that break one of its invariants and are not already closed by the hunt's fixes: the
+     * What explains {@code explored}. With every fix on, and no configuration switch taking a fix's code path away, the
+     * violation must be gone (else no catalogued fix closes it: a finding). Closing a race below switches its closers on
+     * and drops the switches that take them away ({@link Deployed#withClosers}), so a race the deployment's configuration
+     * reopens is explained like one whose fix is off. Among the races that break one of its invariants and are not
+     * already closed by the hunt's deployment: the
      * first whose closers, added to the hunt's fixes, remove it; else those whose closers it needs (every fix on but that
      * race's closers brings it back); else, when their closers together remove it, those the others cannot do without
      * (each a rediscovery); else the shortest composition ({@link #composed}); else a finding.
      */
     public Classification classify(HuntProgram program, Explored explored) {
-        if (!explore(program, FixSet.all(), options.configuration()).clean()) {
+        if (!explore(program, Deployed.remedied(options.configuration())).clean()) {
             return Classification.FINDING;
         }
         List<Race> candidates = new ArrayList<>();
         for (Race race : Race.values()) {
-            if (closable(race, options.fixes()) && sharesAnInvariant(race, explored)) {
+            if (closable(race, hunted()) && sharesAnInvariant(race, explored)) {
                 candidates.add(race);
             }
         }
         for (Race race : candidates) {
-            if (explore(program, withClosers(options.fixes(), List.of(race)), options.configuration()).clean()) {
+            if (explore(program, hunted().withClosers(List.of(race))).clean()) {
                 return Classification.rediscovery(List.of(race));
             }
         }
         List<Race> needed = new ArrayList<>();
         for (Race race : candidates) {
-            if (explore(program, allBut(List.of(race)), options.configuration()).violates()) {
+            if (explore(program, allBut(race)).violates()) {
                 needed.add(race);
             }
         }
         if (!needed.isEmpty()) {
             return Classification.rediscovery(needed);
         }
-        if (!candidates.isEmpty() && explore(program, withClosers(options.fixes(), candidates), options.configuration()).clean()) {
+        if (!candidates.isEmpty() && explore(program, hunted().withClosers(candidates)).clean()) {
             // together they remove it: credit those whose closers the others cannot do without
             List<Race> together = new ArrayList<>();
             for (Race race : candidates) {
                 List<Race> others = new ArrayList<>(candidates);
                 others.remove(race);
-                if (!explore(program, withClosers(options.fixes(), others), options.configuration()).clean()) {
+                if (!explore(program, hunted().withClosers(others)).clean()) {
                     together.add(race);
                 }
             }
@@ -397,10 +400,13 @@ public final class Hunt {
         return chain.isEmpty() ? Classification.FINDING : Classification.composition(chain);
     }
 
-    /** A race with closers, found in its reported variant, that {@code fixes} do not already close. */
-    private static boolean closable(Race race, FixSet fixes) {
+    /**
+     * A race with closers, found in its reported variant, that {@code deployed} does not already close: a closer is off,
+     * or on but its code path taken away by the configuration (as request-id randomization disabled takes #27987's).
+     */
+    private static boolean closable(Race race, Deployed deployed) {
         return !race.closedBy().isEmpty() && race.expected(Variant.REPORTED) == Expectation.BUG_FOUND
-                && !race.closedBy().stream().allMatch(fixes::isOn);
+                && !race.closedBy().stream().allMatch(deployed::runs);
     }
 
     private boolean sharesAnInvariant(Race race, Explored explored) {
@@ -417,9 +423,9 @@ public final class Hunt {
      * increasing length up to {@link #MAX_COMPOSITION} steps; each fix set is explored once. Empty if no chain does it.
      */
     private List<List<Race>> composed(HuntProgram program, Explored explored) {
-        Map<FixSet, Explored> seen = new java.util.HashMap<>();
+        Map<Deployed, Explored> seen = new java.util.HashMap<>();
         for (int length = 2; length <= MAX_COMPOSITION; length++) {
-            List<List<Race>> chain = chain(program, options.fixes(), explored, new ArrayList<>(), length, seen);
+            List<List<Race>> chain = chain(program, hunted(), explored, new ArrayList<>(), length, seen);
             if (chain != null) {
                 return chain;
             }
@@ -427,8 +433,8 @@ public final class Hunt {
         return List.of();
     }
 
-    private List<List<Race>> chain(HuntProgram program, FixSet fixes, Explored current, List<List<Race>> used, int length,
-                                   Map<FixSet, Explored> seen) {
+    private List<List<Race>> chain(HuntProgram program, Deployed fixes, Explored current, List<List<Race>> used, int length,
+                                   Map<Deployed, Explored> seen) {
         if (current.clean()) {
             return List.copyOf(used);
         }
@@ -442,8 +448,8 @@ public final class Hunt {
             }
         }
         for (Race race : candidates) {
-            FixSet next = withClosers(fixes, List.of(race));
-            Explored after = seen.computeIfAbsent(next, f -> explore(program, f, options.configuration()));
+            Deployed next = fixes.withClosers(List.of(race));
+            Explored after = seen.computeIfAbsent(next, d -> explore(program, d));
             if (!after.violates() && !after.clean()) {
                 continue; // an engine that never settles under these fixes shows nothing either way
             }
@@ -470,44 +476,73 @@ public final class Hunt {
      * Of {@code candidates}, whose closers added to {@code fixes} together leave {@code program} clean, those the others
      * cannot do without, if their closers alone still do; else empty.
      */
-    private List<Race> together(HuntProgram program, FixSet fixes, List<Race> candidates, Map<FixSet, Explored> seen) {
-        if (candidates.size() < 2 || !seen.computeIfAbsent(withClosers(fixes, candidates), f -> explore(program, f, options.configuration())).clean()) {
+    private List<Race> together(HuntProgram program, Deployed fixes, List<Race> candidates, Map<Deployed, Explored> seen) {
+        if (candidates.size() < 2 || !seen.computeIfAbsent(fixes.withClosers(candidates), d -> explore(program, d)).clean()) {
             return List.of();
         }
         List<Race> needed = new ArrayList<>();
         for (Race race : candidates) {
             List<Race> others = new ArrayList<>(candidates);
             others.remove(race);
-            if (!seen.computeIfAbsent(withClosers(fixes, others), f -> explore(program, f, options.configuration())).clean()) {
+            if (!seen.computeIfAbsent(fixes.withClosers(others), d -> explore(program, d)).clean()) {
                 needed.add(race);
             }
         }
         boolean enough = !needed.isEmpty()
-                && seen.computeIfAbsent(withClosers(fixes, needed), f -> explore(program, f, options.configuration())).clean();
+                && seen.computeIfAbsent(fixes.withClosers(needed), d -> explore(program, d)).clean();
         return enough ? needed : List.of();
     }
 
-    private static FixSet withClosers(FixSet fixes, List<Race> races) {
-        FixSet out = fixes;
-        for (Race race : races) {
-            for (Fix fix : race.closers().full()) {
-                out = out.with(fix);
-                for (Fix base : fix.builtOn()) {
-                    out = out.with(base);
+    /**
+     * A fix set run under a configuration: what classification explores. Closing a race switches its closers on (with the
+     * fixes they are built on) and drops the configuration switches that take a closer's code path away: a race the
+     * deployment's configuration reopens is closed by deploying it without that switch.
+     */
+    record Deployed(FixSet fixes, Configuration configuration) {
+        /** Every fix on, and no switch of {@code configuration} taking a fix's code path away: no catalogued race left open. */
+        static Deployed remedied(Configuration configuration) {
+            return new Deployed(FixSet.all(), configuration.restoring(java.util.EnumSet.allOf(Fix.class)));
+        }
+
+        /** Whether {@code fix}'s code path runs: it is on and the configuration does not take it away. */
+        boolean runs(Fix fix) {
+            return fixes.isOn(fix) && !configuration.takesAway(fix);
+        }
+
+        Deployed withClosers(List<Race> races) {
+            FixSet out = fixes;
+            java.util.EnumSet<Fix> restored = java.util.EnumSet.noneOf(Fix.class);
+            for (Race race : races) {
+                for (Fix fix : race.closers().full()) {
+                    out = out.with(fix);
+                    restored.add(fix);
+                    for (Fix base : fix.builtOn()) {
+                        out = out.with(base);
+                        restored.add(base);
+                    }
                 }
             }
+            return new Deployed(out, configuration.restoring(restored));
         }
-        return out;
     }
 
-    private static FixSet allBut(List<Race> races) {
+    private Deployed hunted() {
+        return new Deployed(options.fixes(), options.configuration());
+    }
+
+    private static Explored explore(HuntProgram program, Deployed deployed) {
+        return explore(program, deployed.fixes(), deployed.configuration());
+    }
+
+    /** Every fix on but {@code race}'s closers, with their code paths run but for those closers (the configuration's switches for them kept). */
+    private Deployed allBut(Race race) {
         FixSet out = FixSet.all();
-        for (Race race : races) {
-            for (Fix fix : race.closedBy()) {
-                out = out.without(fix);
-            }
+        for (Fix fix : race.closedBy()) {
+            out = out.without(fix);
         }
-        return out;
+        java.util.EnumSet<Fix> restored = java.util.EnumSet.allOf(Fix.class);
+        restored.removeAll(race.closedBy());
+        return new Deployed(out, options.configuration().restoring(restored));
     }
 
     /** Shrinks a violating program that {@code label} classifies, keeping the classification. */

@@ -307,4 +307,41 @@ class HuntTest {
         assertFalse(e.clean());
         assertTrue(Hunt.explore(program, livelock.with(vllmrace.model.fix.Fix.STOP_PREEMPTION_AT_FENCED_VICTIM)).clean());
     }
+
+    /**
+     * With {@code VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1} vLLM main runs #27987 but not its code path: the client aborts A
+     * and resubmits it, and the ABORT, applied after the second ADD, finishes the new A (FE2). Every fix is on, so only the
+     * configuration can reopen it: the hunt drops the switch with the closer and credits DuplicateIdAbortWindow, where
+     * before it called every such violation a finding. Under the default configuration the program is clean.
+     */
+    @Test
+    void aRaceTheConfigurationReopensIsARediscovery() {
+        HuntProgram program = new HuntProgram(List.of(new HuntRequest("A", 2, 0, 3, 0, Source.REMOTE, SavePolicy.NEVER)), 3, 0,
+                List.of(HuntOp.of(Kind.ABORT, "A"), HuntOp.of(Kind.READD, "A")), List.of(HuntOp.of(Kind.ITERATION)));
+        vllmrace.model.deploy.Profile ids = vllmrace.model.deploy.Profile.MAIN_IDS_NOT_RANDOMIZED;
+        Hunt.Explored e = Hunt.explore(program, ids.fixes(), ids.configuration());
+        assertTrue(e.invariants().contains("FE2"), e.invariants().toString());
+        Hunt hunt = new Hunt(new Hunt.Options(SEED, ids.fixes(), ids.configuration(), ids.id(), 1, 1, 1));
+        assertEquals(Hunt.Classification.rediscovery(List.of(Race.DuplicateIdAbortWindow)), hunt.classify(program, e));
+        vllmrace.model.deploy.Profile main = vllmrace.model.deploy.Profile.MAIN;
+        assertTrue(Hunt.explore(program, main.fixes(), main.configuration()).clean());
+    }
+
+    /**
+     * A duplicate ADD under a reused id (ids not randomized) leaves a request scheduled that {@code requests} no longer
+     * holds: {@code _update_after_schedule} raises KeyError (#42157) and EngineCore dies there. The model's drain past the
+     * death never settles; that is not a modelling error (upstream runs no such iteration), and no liveness is judged.
+     */
+    @Test
+    void aDeadEngineEndsTheDrainWithoutAModellingError() {
+        HuntProgram program = new HuntProgram(List.of(new HuntRequest("A", 1, 1, 2, 1, Source.LOCAL, SavePolicy.NEVER),
+                new HuntRequest("B", 1, 0, 2, 0, Source.PENDING_CHUNK, SavePolicy.ALWAYS)), 2, 1,
+                List.of(HuntOp.of(Kind.TRANSFERS_COMPLETE), HuntOp.of(Kind.READD, "A"), HuntOp.of(Kind.READD, "A")),
+                List.of(HuntOp.of(Kind.ITERATION), HuntOp.of(Kind.ITERATION)), HuntProgram.MIN_BATCH_QUEUE, HuntProgram.Role.PRODUCER);
+        vllmrace.model.deploy.Profile ids = vllmrace.model.deploy.Profile.MAIN_IDS_NOT_RANDOMIZED;
+        Hunt.Explored e = Hunt.explore(program, ids.fixes(), ids.configuration());
+        assertEquals(0, e.modellingErrors(), e.toString());
+        assertTrue(e.invariants().contains("engine"), e.invariants().toString());
+        assertTrue(e.invariants().stream().noneMatch(i -> i.startsWith("LV")), "no liveness is judged past EngineCore's death: " + e.invariants());
+    }
 }

@@ -223,7 +223,12 @@ final class HuntCommand {
                 + "classified: a rediscovery of a catalogued race when every fix on removes it and that race's closers are what "
                 + "it needs; a composition when catalogued races explain it in turn (the first race's closers change what breaks, "
                 + "the next race explains that, until the last one's closers leave every interleaving clean); a finding otherwise. "
-                + "Frontend and MultiConnector races are outside the hunt's world.\n\n");
+                + "A configuration switch that takes a fix's code path away (request-id randomization disabled takes #27987's) "
+                + "counts as that fix off: closing the race drops the switch. An upstream assert that kills EngineCore ends the "
+                + "drain: the model's iterations past it are not upstream's, so their not settling is no modelling error and no "
+                + "liveness is judged. The frontend's and the MultiConnector's own operations are not in the programs; a frontend "
+                + "race whose window is the engine's side of an abort or a resubmit is still rediscovered, and counted apart "
+                + "from the coverage below.\n\n");
         b.append("| figure | value |\n|---|---|\n");
         b.append("| scenarios explored | ").append(String.format(Locale.ROOT, "%,d", r.scenarios())).append(" |\n");
         b.append("| interleavings explored | ").append(String.format(Locale.ROOT, "%,d", r.interleavings())).append(" |\n");
@@ -308,7 +313,11 @@ final class HuntCommand {
                 .append(cannot.isEmpty() ? "none" : String.join(", ", cannot)).append(". Outside its world: ");
         Hunt.OUTSIDE_WORLD.entrySet().stream().sorted(Map.Entry.comparingByKey())
                 .forEach(e -> b.append(e.getKey().name()).append(" (").append(e.getValue()).append("); "));
-        b.append("the frontend's and the connectors' races.");
+        b.append("the frontend's and the connectors' races");
+        List<String> beyond = r.rediscoveries().keySet().stream().filter(x -> Hunt.inWorld().stream().noneMatch(w -> w.name().equals(x)))
+                .sorted().toList();
+        b.append(beyond.isEmpty() ? "." : ", of which it rediscovered through the engine's side of their window: "
+                + String.join(", ", beyond) + ".");
         return b.toString();
     }
 

@@ -56,6 +56,16 @@ public final class Configuration {
         return on.stream().anyMatch(s -> s.takesAway().filter(f -> f == fix).isPresent());
     }
 
+    /**
+     * The same configuration without the switches that take away any of {@code fixes}' code paths (the yield conditions
+     * kept): how a deployment reopened by its configuration is closed again.
+     */
+    public Configuration restoring(java.util.Collection<Fix> fixes) {
+        EnumSet<ConfigSwitch> kept = on.isEmpty() ? EnumSet.noneOf(ConfigSwitch.class) : EnumSet.copyOf(on);
+        kept.removeIf(s -> s.takesAway().filter(fixes::contains).isPresent());
+        return kept.equals(on) ? this : new Configuration(kept, yields);
+    }
+
     /** The scheduler class EngineCore runs: the sync {@code Scheduler} with {@link ConfigSwitch#SYNC_SCHEDULING}, else upstream's default. */
     public vllmrace.model.sched.SchedulerKind schedulerKind() {
         return on.stream().anyMatch(ConfigSwitch::selectsSyncScheduler)
