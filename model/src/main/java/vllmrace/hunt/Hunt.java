@@ -24,7 +24,7 @@ import vllmrace.races.Schedule;
 import vllmrace.races.Variant;
 
 /**
- * The race hunt: draws {@link HuntProgram}s from a seed, runs every step interleaving of each with the step enumerator,
+ * The race hunt: draws {@link Program}s from a seed (EngineCore programs, and one in {@link #FRONTEND_ONE_IN} of the frontend world), runs every step interleaving of each with the step enumerator,
  * shrinks each violation to a minimal program, and classifies it against the catalogue: a violation that a catalogued
  * race explains (an invariant in common, and that race's closers, switched on as well, remove it) is a rediscovery of
  * that race; one that catalogued races explain in turn (the closers of one expose the next) is a composition of them, in
@@ -172,7 +172,7 @@ public final class Hunt {
     }
 
     /**
-     * Exploration throughput of the programs of one size ({@link HuntProgram#size()}): how many, their interleavings, and
+     * Exploration throughput of the programs of one size ({@link Program#size()}): how many, their interleavings, and
      * the thread time their exploration took (classification and shrinking left out).
      */
     public record Throughput(int programs, long interleavings, long nanos) {
@@ -187,7 +187,7 @@ public final class Hunt {
     }
 
     /** A violation no catalogued race explains, shrunk. */
-    public record Finding(String id, int scenario, HuntProgram original, HuntProgram minimal, Explored explored) {
+    public record Finding(String id, int scenario, Program original, Program minimal, Explored explored) {
     }
 
     /**
@@ -212,21 +212,28 @@ public final class Hunt {
     }
 
     /** Program {@code index} of {@code seed}. */
-    public static HuntProgram program(long seed, int index) {
+    public static Program program(long seed, int index) {
         if (index < 0) {
             throw new IllegalArgumentException("a scenario index is >= 0, got " + index);
         }
-        return HuntProgram.generate(new Random(seed * SEED_STRIDE + index));
+        long stream = seed * SEED_STRIDE + index;
+        // the world is drawn apart (SplittableRandom mixes its seed: neighbouring indices draw independently), so an engine
+        // program is the same whether or not the frontend world is in the hunt
+        return new java.util.SplittableRandom(stream).nextInt(FRONTEND_ONE_IN) == 0 ? FrontendProgram.generate(new Random(stream))
+                : HuntProgram.generate(new Random(stream));
     }
 
+    /** One program in this many is of the frontend world ({@link FrontendProgram}); the rest are EngineCore programs. */
+    public static final int FRONTEND_ONE_IN = 4;
+
     /** Runs every interleaving of {@code program} under {@code fixes}, upstream's default configuration. */
-    public static Explored explore(HuntProgram program, FixSet fixes) {
+    public static Explored explore(Program program, FixSet fixes) {
         return explore(program, fixes, Configuration.DEFAULT);
     }
 
     /** Runs every interleaving of {@code program} under {@code fixes}, deployed with {@code configuration}. */
-    public static Explored explore(HuntProgram program, FixSet fixes, Configuration configuration) {
-        List<Schedule> schedules = Schedule.all(new HuntScenario(program, fixes, configuration));
+    public static Explored explore(Program program, FixSet fixes, Configuration configuration) {
+        List<Schedule> schedules = Schedule.all(program.scenario(fixes, configuration));
         int violating = 0;
         int errors = 0;
         Schedule first = null;
@@ -234,7 +241,7 @@ public final class Hunt {
         List<Violation> violations = List.of();
         Set<String> invariants = new TreeSet<>();
         for (Schedule schedule : schedules) {
-            HuntScenario scenario = new HuntScenario(program, fixes, configuration);
+            RaceScenario scenario = program.scenario(fixes, configuration);
             Schedule.Result result = schedule.run(scenario, false);
             if (result.outcome().modellingError()) {
                 errors++;
@@ -261,20 +268,24 @@ public final class Hunt {
     }
 
     /**
-     * Scheduler races the hunt's world does not hold yet, and why: none today; every scheduler race with a closer is within
-     * its operations (the frontend's and the connector wave's races are outside its world).
+     * Scheduler and frontend races the hunt's worlds do not hold, and why (the connectors' races are outside them all: no
+     * MultiConnector, no P side in its programs).
      */
-    public static final Map<Race, String> OUTSIDE_WORLD = Map.of();
+    public static final Map<Race, String> OUTSIDE_WORLD = Map.of(
+            Race.CollectorMergesChunkBoundary, "streaming input sessions are not in the frontend programs",
+            Race.DpPauseLatchStuck, "data parallelism (the DP coordinator and its ranks) is not in the hunt's worlds",
+            Race.StaleWaveWakesPausedRank, "data parallelism (the DP coordinator and its ranks) is not in the hunt's worlds");
 
     /**
-     * The catalogued races the hunt's world holds (scheduler races with a closer, found in their reported variant, not in
-     * {@link #OUTSIDE_WORLD}), whatever the fixes.
+     * The catalogued races the hunt's worlds hold (scheduler and frontend races with a closer, found in their reported
+     * variant, not in {@link #OUTSIDE_WORLD}), whatever the fixes.
      */
     public static List<Race> inWorld() {
         List<Race> out = new ArrayList<>();
         for (Race race : Race.values()) {
-            if (race.component() == vllmrace.races.Component.SCHEDULER && race.expected(Variant.REPORTED) == Expectation.BUG_FOUND
-                    && !race.closedBy().isEmpty() && !OUTSIDE_WORLD.containsKey(race)) {
+            boolean world = race.component() == vllmrace.races.Component.SCHEDULER || race.component() == vllmrace.races.Component.FRONTEND;
+            if (world && race.expected(Variant.REPORTED) == Expectation.BUG_FOUND && !race.closedBy().isEmpty()
+                    && !OUTSIDE_WORLD.containsKey(race)) {
                 out.add(race);
             }
         }
@@ -335,7 +346,7 @@ public final class Hunt {
      * rediscovery). Empty when no single fix removes it. A program that does not violate under {@code fixes} is a
      * caller error.
      */
-    public static Map<Fix, List<Race>> singleFixesRemoving(HuntProgram program, FixSet fixes, Configuration configuration) {
+    public static Map<Fix, List<Race>> singleFixesRemoving(Program program, FixSet fixes, Configuration configuration) {
         if (!explore(program, fixes, configuration).violates()) {
             throw new IllegalArgumentException("no violation to remove: " + program + " is clean under " + fixes);
         }
@@ -353,12 +364,14 @@ public final class Hunt {
      * violation must be gone (else no catalogued fix closes it: a finding). Closing a race below switches its closers on
      * and drops the switches that take them away ({@link Deployed#withClosers}), so a race the deployment's configuration
      * reopens is explained like one whose fix is off. Among the races that break one of its invariants and are not
-     * already closed by the hunt's deployment: the
+     * already closed by the hunt's deployment: the first that behaves as that race does (each of its full closers alone
+     * removes it: a stop string's late ABORT is StopStringLateAbort, not DuplicateIdAbortWindow, which shares #27987 but
+     * whose other closer, AsyncLLM.abort sending before it drops state, does not remove it); else the
      * first whose closers, added to the hunt's fixes, remove it; else those whose closers it needs (every fix on but that
      * race's closers brings it back); else, when their closers together remove it, those the others cannot do without
      * (each a rediscovery); else the shortest composition ({@link #composed}); else a finding.
      */
-    public Classification classify(HuntProgram program, Explored explored) {
+    public Classification classify(Program program, Explored explored) {
         if (!explore(program, Deployed.remedied(options.configuration())).clean()) {
             return Classification.FINDING;
         }
@@ -368,8 +381,15 @@ public final class Hunt {
                 candidates.add(race);
             }
         }
-        for (Race race : candidates) {
-            if (explore(program, hunted().withClosers(List.of(race))).clean()) {
+        Map<Deployed, Explored> seen = new java.util.HashMap<>();
+        for (Race race : candidates) { // behaves as the race does: each of its closers alone removes it
+            if (race.closers().full().stream().allMatch(fix -> seen.computeIfAbsent(hunted().withFixes(java.util.Set.of(fix)),
+                    d -> explore(program, d)).clean())) {
+                return Classification.rediscovery(List.of(race));
+            }
+        }
+        for (Race race : candidates) { // else its closers together do
+            if (seen.computeIfAbsent(hunted().withClosers(List.of(race)), d -> explore(program, d)).clean()) {
                 return Classification.rediscovery(List.of(race));
             }
         }
@@ -422,7 +442,7 @@ public final class Hunt {
      * whose closers together leave every interleaving clean and each of which the others cannot do without. Searched by
      * increasing length up to {@link #MAX_COMPOSITION} steps; each fix set is explored once. Empty if no chain does it.
      */
-    private List<List<Race>> composed(HuntProgram program, Explored explored) {
+    private List<List<Race>> composed(Program program, Explored explored) {
         Map<Deployed, Explored> seen = new java.util.HashMap<>();
         for (int length = 2; length <= MAX_COMPOSITION; length++) {
             List<List<Race>> chain = chain(program, hunted(), explored, new ArrayList<>(), length, seen);
@@ -433,7 +453,7 @@ public final class Hunt {
         return List.of();
     }
 
-    private List<List<Race>> chain(HuntProgram program, Deployed fixes, Explored current, List<List<Race>> used, int length,
+    private List<List<Race>> chain(Program program, Deployed fixes, Explored current, List<List<Race>> used, int length,
                                    Map<Deployed, Explored> seen) {
         if (current.clean()) {
             return List.copyOf(used);
@@ -476,7 +496,7 @@ public final class Hunt {
      * Of {@code candidates}, whose closers added to {@code fixes} together leave {@code program} clean, those the others
      * cannot do without, if their closers alone still do; else empty.
      */
-    private List<Race> together(HuntProgram program, Deployed fixes, List<Race> candidates, Map<Deployed, Explored> seen) {
+    private List<Race> together(Program program, Deployed fixes, List<Race> candidates, Map<Deployed, Explored> seen) {
         if (candidates.size() < 2 || !seen.computeIfAbsent(fixes.withClosers(candidates), d -> explore(program, d)).clean()) {
             return List.of();
         }
@@ -510,16 +530,21 @@ public final class Hunt {
         }
 
         Deployed withClosers(List<Race> races) {
+            java.util.EnumSet<Fix> closers = java.util.EnumSet.noneOf(Fix.class);
+            races.forEach(race -> closers.addAll(race.closers().full()));
+            return withFixes(closers);
+        }
+
+        /** {@code added} switched on, with the fixes each is built on, and the switches taking any of them away dropped. */
+        Deployed withFixes(java.util.Set<Fix> added) {
             FixSet out = fixes;
             java.util.EnumSet<Fix> restored = java.util.EnumSet.noneOf(Fix.class);
-            for (Race race : races) {
-                for (Fix fix : race.closers().full()) {
-                    out = out.with(fix);
-                    restored.add(fix);
-                    for (Fix base : fix.builtOn()) {
-                        out = out.with(base);
-                        restored.add(base);
-                    }
+            for (Fix fix : added) {
+                out = out.with(fix);
+                restored.add(fix);
+                for (Fix base : fix.builtOn()) {
+                    out = out.with(base);
+                    restored.add(base);
                 }
             }
             return new Deployed(out, configuration.restoring(restored));
@@ -530,7 +555,7 @@ public final class Hunt {
         return new Deployed(options.fixes(), options.configuration());
     }
 
-    private static Explored explore(HuntProgram program, Deployed deployed) {
+    private static Explored explore(Program program, Deployed deployed) {
         return explore(program, deployed.fixes(), deployed.configuration());
     }
 
@@ -546,11 +571,11 @@ public final class Hunt {
     }
 
     /** Shrinks a violating program that {@code label} classifies, keeping the classification. */
-    HuntProgram shrink(HuntProgram program, Classification label) {
-        HuntProgram current = program;
+    Program shrink(Program program, Classification label) {
+        Program current = program;
         for (int round = 0; round < MAX_SHRINK_ROUNDS; round++) {
-            HuntProgram smaller = null;
-            for (HuntProgram candidate : current.shrinkCandidates()) {
+            Program smaller = null;
+            for (Program candidate : current.shrinkCandidates()) {
                 Explored e = explore(candidate, options.fixes(), options.configuration());
                 if (e.violates() && e.modellingErrors() == 0 && classify(candidate, e).equals(label)) {
                     smaller = candidate;
@@ -591,7 +616,7 @@ public final class Hunt {
                 synchronized (ran) {
                     ran.set(index);
                 }
-                HuntProgram program = program(options.seed(), index);
+                Program program = program(options.seed(), index);
                 long began = System.nanoTime();
                 Explored explored = explore(program, options.fixes(), options.configuration());
                 bySize.merge(program.size(), new Throughput(1, explored.schedules(), System.nanoTime() - began), Throughput::plus);
@@ -614,7 +639,7 @@ public final class Hunt {
                     }
                     continue;
                 }
-                HuntProgram minimal = shrink(program, label);
+                Program minimal = shrink(program, label);
                 Explored shrunk = explore(minimal, options.fixes(), options.configuration());
                 String key = String.join("+", shrunk.invariants()) + " " + minimal;
                 findings.putIfAbsent(key, new Finding(findingId(shrunk, minimal), index, program, minimal, shrunk));
@@ -648,7 +673,7 @@ public final class Hunt {
                         .thenComparing(Composition::chain)).toList(), sorted, expressible(), ran, new java.util.TreeMap<>(bySize));
     }
 
-    private static String findingId(Explored explored, HuntProgram minimal) {
+    private static String findingId(Explored explored, Program minimal) {
         return "Hunt-" + String.join("-", explored.invariants()) + "-" + Integer.toHexString(minimal.toString().hashCode() & 0xfffff);
     }
 }

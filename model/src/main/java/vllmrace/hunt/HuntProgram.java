@@ -18,7 +18,7 @@ import vllmrace.model.connector.TestAsyncConnector.SavePolicy;
  * and made smaller by {@link #shrinkCandidates}.
  */
 public record HuntProgram(List<HuntRequest> requests, int poolBlocks, int setupIterations, List<HuntOp> actor1, List<HuntOp> actor2,
-                          int batchQueue, Role role) {
+                          int batchQueue, Role role) implements Program {
     /** The bounds of a generated program. */
     public static final int MAX_REQUESTS = 3;
     public static final int MAX_OPS = 3;
@@ -157,7 +157,13 @@ public record HuntProgram(List<HuntRequest> requests, int poolBlocks, int setupI
         return new HuntProgram(requests, pool, random.nextInt(3), a1, a2, batchQueue, role);
     }
 
+    @Override
+    public vllmrace.races.RaceScenario scenario(vllmrace.model.fix.FixSet fixes, vllmrace.model.deploy.Configuration configuration) {
+        return new HuntScenario(this, fixes, configuration);
+    }
+
     /** Operations plus requests plus set-up iterations, plus one each for a deeper queue and a role other than the decode side. */
+    @Override
     public int size() {
         return actor1.size() + actor2.size() + requests.size() + setupIterations + (batchQueue - MIN_BATCH_QUEUE)
                 + (role == Role.CONSUMER ? 0 : 1);
@@ -167,6 +173,7 @@ public record HuntProgram(List<HuntRequest> requests, int poolBlocks, int setupI
      * Programs one step smaller: one operation fewer in either actor, one request fewer (with the operations on it), one
      * set-up iteration fewer. Only valid programs.
      */
+    @Override
     public List<HuntProgram> shrinkCandidates() {
         List<java.util.function.Supplier<HuntProgram>> out = new ArrayList<>();
         for (int i = 0; i < actor1.size() && actor1.size() > 1; i++) {

@@ -116,9 +116,9 @@ class HuntTest {
         Hunt hunt = new Hunt(new Hunt.Options(SEED, FixSet.upstreamMain(), Configuration.DEFAULT, "main", 1, 1, 1));
         Hunt.Classification label = hunt.classify(big, Hunt.explore(big, FixSet.upstreamMain()));
         assertEquals(Hunt.Classification.rediscovery(List.of(Race.DelayFreedNeverReleased)), label);
-        HuntProgram small = hunt.shrink(big, label);
+        Program small = hunt.shrink(big, label);
         assertTrue(small.size() < big.size(), small.toString());
-        assertEquals(1, small.requests().size(), small.toString());
+        assertEquals(1, ((HuntProgram) small).requests().size(), small.toString());
         assertEquals(label, hunt.classify(small, Hunt.explore(small, FixSet.upstreamMain())));
     }
 
@@ -311,8 +311,9 @@ class HuntTest {
     /**
      * With {@code VLLM_DISABLE_REQUEST_ID_RANDOMIZATION=1} vLLM main runs #27987 but not its code path: the client aborts A
      * and resubmits it, and the ABORT, applied after the second ADD, finishes the new A (FE2). Every fix is on, so only the
-     * configuration can reopen it: the hunt drops the switch with the closer and credits DuplicateIdAbortWindow, where
-     * before it called every such violation a finding. Under the default configuration the program is clean.
+     * configuration can reopen it: the hunt drops the switch with the closer and credits a race #27987 closes
+     * (DelayFreedIdReuse: the aborted A is still held when its id comes back), where before it called every such violation
+     * a finding. Under the default configuration the program is clean.
      */
     @Test
     void aRaceTheConfigurationReopensIsARediscovery() {
@@ -322,7 +323,9 @@ class HuntTest {
         Hunt.Explored e = Hunt.explore(program, ids.fixes(), ids.configuration());
         assertTrue(e.invariants().contains("FE2"), e.invariants().toString());
         Hunt hunt = new Hunt(new Hunt.Options(SEED, ids.fixes(), ids.configuration(), ids.id(), 1, 1, 1));
-        assertEquals(Hunt.Classification.rediscovery(List.of(Race.DuplicateIdAbortWindow)), hunt.classify(program, e));
+        Hunt.Classification label = hunt.classify(program, e);
+        assertEquals(Hunt.Classification.Kind.REDISCOVERY, label.kind(), label.describe());
+        assertTrue(label.races().stream().allMatch(r -> r.closedBy().contains(vllmrace.model.fix.Fix.UNIQUE_INTERNAL_IDS)), label.describe());
         vllmrace.model.deploy.Profile main = vllmrace.model.deploy.Profile.MAIN;
         assertTrue(Hunt.explore(program, main.fixes(), main.configuration()).clean());
     }
@@ -343,5 +346,60 @@ class HuntTest {
         assertEquals(0, e.modellingErrors(), e.toString());
         assertTrue(e.invariants().contains("engine"), e.invariants().toString());
         assertTrue(e.invariants().stream().noneMatch(i -> i.startsWith("LV")), "no liveness is judged past EngineCore's death: " + e.invariants());
+    }
+
+    /**
+     * The frontend world: X with two parallel samples of one token each; the client aborts X by its external id while
+     * EngineCore finishes both children and the output handler runs. On vLLM main (#51629 open) some interleaving leaves
+     * X's parent in parent_requests (FE4): a rediscovery of ParentRequestLeakOnAbort; with every fix on, clean.
+     */
+    @Test
+    void aFrontendProgramRediscoversTheParentLeakOnVllmMain() {
+        FrontendProgram program = new FrontendProgram(2, 1, 0, 0, List.of(FrontendOp.ABORT),
+                List.of(FrontendOp.ENGINE_STEP, FrontendOp.OUTPUT_HANDLER));
+        vllmrace.model.deploy.Profile main = vllmrace.model.deploy.Profile.MAIN;
+        Hunt.Explored e = Hunt.explore(program, main.fixes(), main.configuration());
+        assertEquals(java.util.Set.of("FE4"), e.invariants());
+        assertEquals(0, e.modellingErrors());
+        Hunt hunt = new Hunt(new Hunt.Options(SEED, main.fixes(), main.configuration(), main.id(), 1, 1, 1));
+        assertEquals(Hunt.Classification.rediscovery(List.of(Race.ParentRequestLeakOnAbort)), hunt.classify(program, e));
+        assertTrue(Hunt.explore(program, FixSet.all(), main.configuration()).clean());
+    }
+
+    /**
+     * X stops at its first token; the client re-adds X while the output handler, under an output batch over 128 outputs,
+     * yields between dropping X@1 and sending its ABORT. With every fix off the ABORT finishes X@2 (FE1, FE2, FE3). Both
+     * StopStringLateAbort and DuplicateIdAbortWindow are closed by #27987; only the first is also closed by its other
+     * closer, so the hunt credits it. Without the load's yield there is no window; a re-add the frontend refuses (X still
+     * tracked) ends the client and is no modelling error.
+     */
+    @Test
+    void aStopStringsLateAbortIsCreditedToTheRaceWhoseEveryCloserRemovesIt() {
+        FrontendProgram program = new FrontendProgram(1, 3, 1, 0, List.of(FrontendOp.READD),
+                List.of(FrontendOp.ENGINE_STEP, FrontendOp.OUTPUT_HANDLER));
+        Configuration load = Configuration.DEFAULT.withYields(vllmrace.model.asyncio.YieldCondition.producedByVllmMain());
+        Hunt.Explored e = Hunt.explore(program, FixSet.none(), load);
+        assertTrue(e.invariants().containsAll(List.of("FE1", "FE2", "FE3")), e.invariants().toString());
+        assertEquals(0, e.modellingErrors(), "the refused re-adds are upstream's ValueError, not the model's");
+        Hunt hunt = new Hunt(new Hunt.Options(SEED, FixSet.none(), load, "none", 1, 1, 1));
+        assertEquals(Hunt.Classification.rediscovery(List.of(Race.StopStringLateAbort)), hunt.classify(program, e));
+        assertTrue(Hunt.explore(program, FixSet.none(), Configuration.DEFAULT).clean(), "no yield, no window");
+    }
+
+    @Test
+    void programsOfBothWorldsAreDrawnAndFrontendProgramsRefuseBadInput() {
+        List<Program> drawn = java.util.stream.IntStream.range(0, 200).mapToObj(i -> Hunt.program(SEED, i)).toList();
+        long frontend = drawn.stream().filter(p -> p instanceof FrontendProgram).count();
+        assertTrue(frontend > 20 && frontend < 100, frontend + " of 200 frontend programs, one in " + Hunt.FRONTEND_ONE_IN + " expected");
+        List<FrontendOp> abort = List.of(FrontendOp.ABORT);
+        List<FrontendOp> step = List.of(FrontendOp.ENGINE_STEP);
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> new FrontendProgram(3, 1, 0, 0, abort, step)).getMessage()
+                .contains("n 1..2"));
+        assertThrows(IllegalArgumentException.class, () -> new FrontendProgram(1, 2, 3, 0, abort, step), "a stop past max_tokens");
+        assertThrows(IllegalArgumentException.class, () -> new FrontendProgram(1, 1, 0, 0, step, abort), "actors swapped");
+        assertThrows(IllegalArgumentException.class, () -> new FrontendProgram(1, 1, 0, 0, List.of(), step), "an idle client");
+        FrontendProgram big = new FrontendProgram(2, 3, 2, 2, List.of(FrontendOp.READD, FrontendOp.CANCEL), List.of(FrontendOp.OUTPUT_HANDLER,
+                FrontendOp.ENGINE_STEP));
+        assertTrue(big.shrinkCandidates().stream().allMatch(p -> p.size() < big.size()));
     }
 }

@@ -47,10 +47,15 @@ record HuntArgs(long seed, String fixesName, int scenarios, int seconds, int sce
         return Profile.find(fixesName);
     }
 
-    /** The deployment's configuration: the profile's, or upstream's defaults for a fix set. */
+    /**
+     * The deployment's configuration: the profile's, or for a fix set upstream's defaults under the yield conditions vLLM
+     * produces (an output batch over 128 outputs under load), as every profile runs: a hunt explores what a deployment
+     * can reach.
+     */
     Configuration configuration() {
         Profile profile = profile();
-        return profile == null ? Configuration.DEFAULT : profile.configuration();
+        return profile == null ? Configuration.DEFAULT.withYields(vllmrace.model.asyncio.YieldCondition.producedByVllmMain())
+                : profile.configuration();
     }
 
     /** How the report names what was hunted: {@code profile main} or {@code fixes none}. */

@@ -15,7 +15,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 import vllmrace.hunt.Hunt;
-import vllmrace.hunt.HuntProgram;
+import vllmrace.hunt.Program;
 import vllmrace.model.detect.Settle;
 import vllmrace.model.detect.Violation;
 import vllmrace.model.fix.Fix;
@@ -78,7 +78,7 @@ final class HuntCommand {
     }
 
     private int reproduce() {
-        HuntProgram program = Hunt.program(args.seed(), args.scenario());
+        Program program = Hunt.program(args.seed(), args.scenario());
         Hunt hunt = new Hunt(new Hunt.Options(args.seed(), args.fixes(), args.configuration(), args.fixesName(), 1, 1, 1));
         Hunt.Explored explored = Hunt.explore(program, args.fixes(), args.configuration());
         out.line("Scenario " + args.scenario() + " of seed " + args.seed() + ", " + args.describe() + ": " + program);
@@ -226,9 +226,12 @@ final class HuntCommand {
                 + "A configuration switch that takes a fix's code path away (request-id randomization disabled takes #27987's) "
                 + "counts as that fix off: closing the race drops the switch. An upstream assert that kills EngineCore ends the "
                 + "drain: the model's iterations past it are not upstream's, so their not settling is no modelling error and no "
-                + "liveness is judged. The frontend's and the MultiConnector's own operations are not in the programs; a frontend "
-                + "race whose window is the engine's side of an abort or a resubmit is still rediscovered, and counted apart "
-                + "from the coverage below.\n\n");
+                + "liveness is judged. One program in " + Hunt.FRONTEND_ONE_IN + " is of the frontend world instead: AsyncLLM and "
+                + "the EngineCore behind it, the client's request X (n 1 or 2, one to three tokens, a stop string or none), up to "
+                + "two set-up rounds, then the client's calls (add_request(X) again, abort(X) by its external id, generate()'s "
+                + "cancellation by internal id) against EngineCore's iterations and the output handler's passes, each coroutine "
+                + "yielding where the deployment's yield conditions make upstream suspend. The MultiConnector's and the P "
+                + "side's operations are in neither world.\n\n");
         b.append("| figure | value |\n|---|---|\n");
         b.append("| scenarios explored | ").append(String.format(Locale.ROOT, "%,d", r.scenarios())).append(" |\n");
         b.append("| interleavings explored | ").append(String.format(Locale.ROOT, "%,d", r.interleavings())).append(" |\n");
@@ -313,16 +316,16 @@ final class HuntCommand {
                 .append(cannot.isEmpty() ? "none" : String.join(", ", cannot)).append(". Outside its world: ");
         Hunt.OUTSIDE_WORLD.entrySet().stream().sorted(Map.Entry.comparingByKey())
                 .forEach(e -> b.append(e.getKey().name()).append(" (").append(e.getValue()).append("); "));
-        b.append("the frontend's and the connectors' races");
+        b.append("the connectors' races (no MultiConnector, no P side in the programs)");
         List<String> beyond = r.rediscoveries().keySet().stream().filter(x -> Hunt.inWorld().stream().noneMatch(w -> w.name().equals(x)))
                 .sorted().toList();
-        b.append(beyond.isEmpty() ? "." : ", of which it rediscovered through the engine's side of their window: "
+        b.append(beyond.isEmpty() ? "." : ", of which it rediscovered through the scheduler's side of their window: "
                 + String.join(", ", beyond) + ".");
         return b.toString();
     }
 
     /** What the catalogue's fixes do to a finding: none closes it, or which one alone removes it and whose races it closes. */
-    private String whatFixesDo(HuntProgram program) {
+    private String whatFixesDo(Program program) {
         if (Hunt.explore(program, FixSet.all(), args.configuration()).violates()) {
             return "With every fix of the catalogue on it still violates: no catalogued fix closes it.";
         }

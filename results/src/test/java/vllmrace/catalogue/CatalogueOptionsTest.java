@@ -164,7 +164,9 @@ class CatalogueOptionsTest {
         assertEquals(vllmrace.model.fix.FixSet.upstreamMain(), h.fixes());
         assertEquals(vllmrace.model.deploy.Profile.MAIN_IDS_NOT_RANDOMIZED.configuration(), h.configuration());
         assertEquals("--profile main-ids-not-randomized", h.option());
-        assertEquals(vllmrace.model.deploy.Configuration.DEFAULT, CatalogueOptions.parse("--hunt", "--fixes", "none").hunt().configuration());
+        assertEquals(vllmrace.model.deploy.Configuration.DEFAULT.withYields(vllmrace.model.asyncio.YieldCondition.producedByVllmMain()),
+                CatalogueOptions.parse("--hunt", "--fixes", "none").hunt().configuration(),
+                "a bare fix set: upstream's defaults, under the yield conditions vLLM produces");
         assertEquals("--profile main", CatalogueOptions.parse("--hunt").hunt().option(), "the default hunt is the main profile");
         assertEquals(vllmrace.model.deploy.Profile.MAIN_OOT_LMCACHE, CatalogueOptions.parse("--list", "--profile", "main-oot-lmcache").profile());
     }

@@ -1,0 +1,22 @@
+package vllmrace.hunt;
+
+import java.util.List;
+import vllmrace.model.deploy.Configuration;
+import vllmrace.model.fix.FixSet;
+import vllmrace.races.RaceScenario;
+
+/**
+ * A program of the hunt, in one of its worlds: {@link HuntProgram} over one EngineCore process (the busy loop, the
+ * scheduler, a block pool, a KV connector), {@link FrontendProgram} over AsyncLLM and the EngineCore behind it. The hunt
+ * explores, classifies and shrinks either the same way.
+ */
+public sealed interface Program permits HuntProgram, FrontendProgram {
+    /** A fresh two-actor scenario running this program under {@code fixes}, deployed with {@code configuration}. */
+    RaceScenario scenario(FixSet fixes, Configuration configuration);
+
+    /** How big the program is, for shrinking and the throughput table: operations, requests, set-up, options. */
+    int size();
+
+    /** Valid programs one step smaller. */
+    List<? extends Program> shrinkCandidates();
+}
