@@ -273,8 +273,8 @@ public final class Hunt {
      */
     public static final Map<Race, String> OUTSIDE_WORLD = Map.of(
             Race.CollectorMergesChunkBoundary, "streaming input sessions are not in the frontend programs",
-            Race.DpPauseLatchStuck, "data parallelism (the DP coordinator and its ranks) is not in the hunt's worlds",
-            Race.StaleWaveWakesPausedRank, "data parallelism (the DP coordinator and its ranks) is not in the hunt's worlds");
+            Race.DpPauseLatchStuck, "data parallelism, the DP coordinator and its ranks, is in neither world",
+            Race.StaleWaveWakesPausedRank, "data parallelism, the DP coordinator and its ranks, is in neither world");
 
     /**
      * The catalogued races the hunt's worlds hold (scheduler and frontend races with a closer, found in their reported
@@ -368,7 +368,7 @@ public final class Hunt {
      * removes it: a stop string's late ABORT is StopStringLateAbort, not DuplicateIdAbortWindow, which shares #27987 but
      * whose other closer, AsyncLLM.abort sending before it drops state, does not remove it); else the
      * first whose closers, added to the hunt's fixes, remove it; else those whose closers it needs (every fix on but that
-     * race's closers brings it back); else, when their closers together remove it, those the others cannot do without
+     * race's closers brings it back), less any whose closers include another needed race's; else, when their closers together remove it, those the others cannot do without
      * (each a rediscovery); else the shortest composition ({@link #composed}); else a finding.
      */
     public Classification classify(Program program, Explored explored) {
@@ -399,8 +399,12 @@ public final class Hunt {
                 needed.add(race);
             }
         }
-        if (!needed.isEmpty()) {
-            return Classification.rediscovery(needed);
+        // a race needed only through closers it shares with another needed race (#27987 closes five) is not credited: keep
+        // those whose closer set holds no other needed race's; races with the same closers cannot be told apart by fixes
+        List<Race> minimal = needed.stream().filter(race -> needed.stream().noneMatch(other -> other != race
+                && race.closedBy().containsAll(other.closedBy()) && !other.closedBy().containsAll(race.closedBy()))).toList();
+        if (!minimal.isEmpty()) {
+            return Classification.rediscovery(minimal);
         }
         if (!candidates.isEmpty() && explore(program, hunted().withClosers(candidates)).clean()) {
             // together they remove it: credit those whose closers the others cannot do without

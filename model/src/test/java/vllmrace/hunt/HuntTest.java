@@ -402,4 +402,20 @@ class HuntTest {
                 FrontendOp.ENGINE_STEP));
         assertTrue(big.shrinkCandidates().stream().allMatch(p -> p.size() < big.size()));
     }
+
+    /**
+     * n = 2, a stop string at the second token, the client aborting X and re-adding it while EngineCore steps twice: with
+     * every fix off no single race's closers remove everything it breaks, and every fix on but #27987 brings it back. Five
+     * catalogued races have #27987 among their closers; only those whose closers are #27987 alone are credited
+     * (DelayFreedIdReuse and ConcurrentAbortKillsReadd, which fixes cannot tell apart), not those with more.
+     */
+    @Test
+    void aRaceNeededOnlyThroughAnotherRacesCloserIsNotCredited() {
+        FrontendProgram program = new FrontendProgram(2, 3, 2, 0, List.of(FrontendOp.ABORT, FrontendOp.READD),
+                List.of(FrontendOp.ENGINE_STEP, FrontendOp.ENGINE_STEP, FrontendOp.OUTPUT_HANDLER));
+        Configuration load = Configuration.DEFAULT.withYields(vllmrace.model.asyncio.YieldCondition.producedByVllmMain());
+        Hunt hunt = new Hunt(new Hunt.Options(SEED, FixSet.none(), load, "none", 1, 1, 1));
+        Hunt.Classification label = hunt.classify(program, Hunt.explore(program, FixSet.none(), load));
+        assertEquals(Hunt.Classification.rediscovery(List.of(Race.DelayFreedIdReuse, Race.ConcurrentAbortKillsReadd)), label);
+    }
 }

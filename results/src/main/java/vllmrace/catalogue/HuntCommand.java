@@ -313,7 +313,10 @@ final class HuntCommand {
                 + "until another race's closer opens it): ").append(composed.isEmpty() ? "none" : String.join(", ", composed))
                 .append(". In its world but unable to show here (a fix on closes it, or its own scenario breaks none of its "
                 + "invariants on this deployment, as an AsyncScheduler race under the sync scheduler): ")
-                .append(cannot.isEmpty() ? "none" : String.join(", ", cannot)).append(". Outside its world: ");
+                .append(cannot.isEmpty() ? "none" : String.join(", ", cannot));
+        List<String> anyway = cannot.stream().filter(r.rediscoveries()::containsKey).toList();
+        b.append(anyway.isEmpty() ? "" : "; of these, rediscovered by another path than their own scenario's: " + String.join(", ", anyway))
+                .append(". Outside its world: ");
         Hunt.OUTSIDE_WORLD.entrySet().stream().sorted(Map.Entry.comparingByKey())
                 .forEach(e -> b.append(e.getKey().name()).append(" (").append(e.getValue()).append("); "));
         b.append("the connectors' races (no MultiConnector, no P side in the programs)");
