@@ -68,7 +68,7 @@ public final class Hunt {
 
     /** Every interleaving of one program: how many, how many violate, the first violating run, the invariants broken. */
     public record Explored(int schedules, int violating, int modellingErrors, Schedule firstViolating, List<String> steps,
-                           List<Violation> violations, Set<String> invariants) {
+                           List<Violation> violations, Set<String> invariants, int distinctEnds) {
         public boolean violates() {
             return violating > 0;
         }
@@ -175,9 +175,18 @@ public final class Hunt {
      * Exploration throughput of the programs of one size ({@link Program#size()}): how many, their interleavings, and
      * the thread time their exploration took (classification and shrinking left out).
      */
-    public record Throughput(int programs, long interleavings, long nanos) {
+    public record Throughput(int programs, long interleavings, long nanos, long distinctEnds) {
         public Throughput plus(Throughput other) {
-            return new Throughput(programs + other.programs, interleavings + other.interleavings, nanos + other.nanos);
+            return new Throughput(programs + other.programs, interleavings + other.interleavings, nanos + other.nanos,
+                    distinctEnds + other.distinctEnds);
+        }
+
+        /**
+         * Interleavings per distinct end state: the most an outcome-preserving partial-order reduction could divide the
+         * interleavings by (it explores at least one per end state); 0 with none counted.
+         */
+        public double interleavingsPerEndState() {
+            return distinctEnds == 0 ? 0 : (double) interleavings / distinctEnds;
         }
 
         /** Interleavings per second of one thread's exploring. */
@@ -240,9 +249,11 @@ public final class Hunt {
         List<String> steps = List.of();
         List<Violation> violations = List.of();
         Set<String> invariants = new TreeSet<>();
+        Set<String> ends = new java.util.HashSet<>();
         for (Schedule schedule : schedules) {
             RaceScenario scenario = program.scenario(fixes, configuration);
             Schedule.Result result = schedule.run(scenario, false);
+            ends.add(endState(scenario, result));
             if (result.outcome().modellingError()) {
                 errors++;
             } else if (result.outcome().violation()) {
@@ -255,7 +266,19 @@ public final class Hunt {
                 }
             }
         }
-        return new Explored(schedules.size(), violating, errors, first, steps, violations, invariants);
+        return new Explored(schedules.size(), violating, errors, first, steps, violations, invariants, ends.size());
+    }
+
+    /**
+     * Where a run ended, as the judge and the scheduler see it: the outcome, every detector finding in words (ids, blocks
+     * and generations), and the scheduler's progress signature (requests, statuses, queues, transfers awaited). Two
+     * interleavings with the same end state are interchangeable for every verdict the hunt draws, so an outcome-preserving
+     * reduction needs at least one interleaving per end state: interleavings over end states bounds what partial-order
+     * reduction could save.
+     */
+    private static String endState(RaceScenario scenario, Schedule.Result result) {
+        String scheduler = scenario instanceof vllmrace.races.TwoActorScenario t ? t.system().scheduler().progressSignature() : "";
+        return result.outcome() + " " + scenario.violations() + " " + scheduler;
     }
 
     private static int switches(Schedule schedule) {
@@ -623,7 +646,8 @@ public final class Hunt {
                 Program program = program(options.seed(), index);
                 long began = System.nanoTime();
                 Explored explored = explore(program, options.fixes(), options.configuration());
-                bySize.merge(program.size(), new Throughput(1, explored.schedules(), System.nanoTime() - began), Throughput::plus);
+                bySize.merge(program.size(), new Throughput(1, explored.schedules(), System.nanoTime() - began, explored.distinctEnds()),
+                        Throughput::plus);
                 scenarios.incrementAndGet();
                 interleavings.addAndGet(explored.schedules());
                 modellingErrors.addAndGet(explored.modellingErrors());

@@ -418,4 +418,19 @@ class HuntTest {
         Hunt.Classification label = hunt.classify(program, Hunt.explore(program, FixSet.none(), load));
         assertEquals(Hunt.Classification.rediscovery(List.of(Race.DelayFreedIdReuse, Race.ConcurrentAbortKillsReadd)), label);
     }
+
+    /**
+     * The bound on partial-order reduction is counted, not assumed: a program's interleavings end in at least one and at
+     * most as many distinct end states as there are interleavings, and the lost push's two aborts (whichever order the
+     * busy loop meets them in) end the same way more than once.
+     */
+    @Test
+    void everyProgramCountsItsDistinctEndStates() {
+        Hunt.Explored e = Hunt.explore(lostPushThenAbort(), FixSet.upstreamMain());
+        assertTrue(e.distinctEnds() >= 1 && e.distinctEnds() <= e.schedules(), e.distinctEnds() + " of " + e.schedules());
+        assertTrue(e.distinctEnds() < e.schedules(), "some interleavings of this program end alike: " + e.distinctEnds() + " of " + e.schedules());
+        Hunt.Report r = hunt(FixSet.all(), "all");
+        Hunt.Throughput all = r.bySize().values().stream().reduce(new Hunt.Throughput(0, 0, 0, 0), Hunt.Throughput::plus);
+        assertTrue(all.distinctEnds() >= all.programs() && all.distinctEnds() <= all.interleavings(), all.toString());
+    }
 }

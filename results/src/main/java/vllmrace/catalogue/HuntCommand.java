@@ -280,17 +280,28 @@ final class HuntCommand {
      * How exploring grows with program size (operations, requests, set-up iterations, a deeper queue, a producer role):
      * per size, the programs, their mean interleavings, and interleavings per second of one thread's exploring.
      */
+    private static String endStates(Hunt.Throughput t) {
+        return t.distinctEnds() == 0 ? "-" : String.format(Locale.ROOT, "%.2f", t.interleavingsPerEndState());
+    }
+
     static String throughput(HuntTally r) {
         StringBuilder b = new StringBuilder("## Throughput by program size\n\nExploring only (classification and shrinking left "
-                + "out), per thread: the time each program's interleavings took on the thread that ran them.\n\n"
-                + "| program size | programs | interleavings per program | interleavings per second per thread |\n|---|---|---|---|\n");
+                + "out), per thread: the time each program's interleavings took on the thread that ran them. The last column "
+                + "bounds partial-order reduction: a program's interleavings end in fewer distinct end states (the outcome, every "
+                + "detector finding in words, the scheduler's progress signature), and a reduction that keeps every verdict runs "
+                + "at least one interleaving per end state, so it could divide the interleavings by this much at most (the "
+                + "signature may merge end states a finer one would tell apart, which only raises the bound).\n\n"
+                + "| program size | programs | interleavings per program | interleavings per second per thread "
+                + "| interleavings per distinct end state |\n|---|---|---|---|---|\n");
         r.bySize().forEach((size, t) -> b.append("| ").append(size).append(" | ").append(String.format(Locale.ROOT, "%,d", t.programs()))
                 .append(" | ").append(String.format(Locale.ROOT, "%.1f", (double) t.interleavings() / t.programs())).append(" | ")
-                .append(String.format(Locale.ROOT, "%,.0f", t.interleavingsPerThreadSecond())).append(" |\n"));
-        Hunt.Throughput all = r.bySize().values().stream().reduce(new Hunt.Throughput(0, 0, 0), Hunt.Throughput::plus);
+                .append(String.format(Locale.ROOT, "%,.0f", t.interleavingsPerThreadSecond())).append(" | ")
+                .append(endStates(t)).append(" |\n"));
+        Hunt.Throughput all = r.bySize().values().stream().reduce(new Hunt.Throughput(0, 0, 0, 0), Hunt.Throughput::plus);
         b.append("| all | ").append(String.format(Locale.ROOT, "%,d", all.programs())).append(" | ")
                 .append(all.programs() == 0 ? "-" : String.format(Locale.ROOT, "%.1f", (double) all.interleavings() / all.programs()))
-                .append(" | ").append(String.format(Locale.ROOT, "%,.0f", all.interleavingsPerThreadSecond())).append(" |\n");
+                .append(" | ").append(String.format(Locale.ROOT, "%,.0f", all.interleavingsPerThreadSecond())).append(" | ")
+                .append(endStates(all)).append(" |\n");
         return b.toString();
     }
 

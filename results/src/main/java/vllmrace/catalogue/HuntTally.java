@@ -149,7 +149,7 @@ record HuntTally(String hunt, List<Integer> shards, int count, int threads, int 
         compositions.forEach((chain, s) -> b.append("composition\t").append(chain).append('\t').append(s.count).append('\t')
                 .append(s.firstAtMillis).append('\t').append(s.firstScenario).append('\n'));
         bySize.forEach((size, t) -> b.append("size\t").append(size).append('\t').append(t.programs()).append('\t')
-                .append(t.interleavings()).append('\t').append(t.nanos()).append('\n'));
+                .append(t.interleavings()).append('\t').append(t.nanos()).append('\t').append(t.distinctEnds()).append('\n'));
         findings.forEach((id, line) -> b.append("finding\t").append(id).append('\t').append(line.replace('\t', ' ').replace('\n', ' '))
                 .append('\n'));
         return b.toString();
@@ -179,7 +179,7 @@ record HuntTally(String hunt, List<Integer> shards, int count, int threads, int 
                             new Seen(Integer.parseInt(f[2]), Long.parseLong(f[3]), Integer.parseInt(f[4])));
                     case "finding" -> findings.put(f[1], f[2]);
                     case "size" -> sizes.put(Integer.parseInt(f[1]), new Hunt.Throughput(Integer.parseInt(f[2]), Long.parseLong(f[3]),
-                            Long.parseLong(f[4])));
+                            Long.parseLong(f[4]), f.length > 5 ? Long.parseLong(f[5]) : 0));
                     default -> fields.put(f[0], f[1]);
                 }
             } catch (RuntimeException e) {

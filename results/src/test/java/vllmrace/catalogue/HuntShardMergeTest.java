@@ -86,15 +86,16 @@ class HuntShardMergeTest {
         String chain = HuntTally.chainKey(steps);
         HuntTally a = HuntTally.of(args(new Shard(1, 2)), 1, 6, 60, 100, 3, 0, java.util.Map.of(),
                 java.util.Map.of(chain, new HuntTally.Seen(2, 500, 4)), java.util.Map.of(),
-                java.util.Map.of(5, new vllmrace.hunt.Hunt.Throughput(3, 30, 1_000_000)));
+                java.util.Map.of(5, new vllmrace.hunt.Hunt.Throughput(3, 30, 1_000_000, 12)));
         HuntTally b = HuntTally.of(args(new Shard(2, 2)), 1, 6, 60, 100, 3, 0, java.util.Map.of(),
                 java.util.Map.of(chain, new HuntTally.Seen(1, 200, 9)), java.util.Map.of(),
-                java.util.Map.of(5, new vllmrace.hunt.Hunt.Throughput(1, 10, 1_000_000)));
+                java.util.Map.of(5, new vllmrace.hunt.Hunt.Throughput(1, 10, 1_000_000, 4)));
         assertEquals(a, HuntTally.parse(a.toTsv().lines().toList()), "a composition line reads back as written");
         HuntTally merged = HuntTally.merge(List.of(a, b));
         assertEquals(new HuntTally.Seen(3, 200, 9), merged.compositions().get(chain), "counts add up, the earliest first sighting wins");
         assertEquals(steps, HuntTally.chain(chain));
-        assertEquals(new vllmrace.hunt.Hunt.Throughput(4, 40, 2_000_000), merged.bySize().get(5), "sizes add up across shards");
+        assertEquals(new vllmrace.hunt.Hunt.Throughput(4, 40, 2_000_000, 16), merged.bySize().get(5), "sizes add up across shards");
         assertEquals(20_000.0, merged.bySize().get(5).interleavingsPerThreadSecond(), 1e-6);
+        assertEquals(2.5, merged.bySize().get(5).interleavingsPerEndState(), 1e-9, "40 interleavings over 16 end states");
     }
 }
