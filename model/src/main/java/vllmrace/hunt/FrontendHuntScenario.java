@@ -37,7 +37,8 @@ public final class FrontendHuntScenario extends TwoActorScenario {
     private final VllmInstance vllm;
 
     public FrontendHuntScenario(FrontendProgram program, FixSet fixes, Configuration configuration) {
-        this(program, new VllmInstance(Objects.requireNonNull(fixes, "fixes"), Objects.requireNonNull(configuration, "configuration")));
+        this(program, new VllmInstance(Objects.requireNonNull(fixes, "fixes"),
+                Objects.requireNonNull(configuration, "configuration")));
     }
 
     private FrontendHuntScenario(FrontendProgram program, VllmInstance vllm) {
@@ -65,7 +66,8 @@ public final class FrontendHuntScenario extends TwoActorScenario {
                 case ENGINE_STEP -> vllm.asyncLlm().engineCoreIterations(1, vllm.engineCore()::runBusyLoopOnce);
                 default -> throw new IllegalArgumentException(op + " is not EngineCore's or the output handler's");
             };
-            engine = engine == null ? next : Coroutine.sequence("EngineCore and output_handler", engine, FrontendAwaits.ENGINE_CORE_STEP, next);
+            engine = engine == null ? next
+                    : Coroutine.sequence("EngineCore and output_handler", engine, FrontendAwaits.ENGINE_CORE_STEP, next);
         }
         actors(client, engine);
     }

@@ -24,12 +24,14 @@ import vllmrace.races.Schedule;
 import vllmrace.races.Variant;
 
 /**
- * The race hunt: draws {@link Program}s from a seed (EngineCore programs, and one in {@link #FRONTEND_ONE_IN} of the frontend world), runs every step interleaving of each with the step enumerator,
- * shrinks each violation to a minimal program, and classifies it against the catalogue: a violation that a catalogued
+ * The race hunt: draws {@link Program}s from a seed (of EngineCore, and one in {@link #FRONTEND_ONE_IN} of the frontend),
+ * runs every step interleaving of each with the step enumerator, shrinks each violation to a minimal program, and
+ * classifies it against the catalogue: a violation that a catalogued
  * race explains (an invariant in common, and that race's closers, switched on as well, remove it) is a rediscovery of
  * that race; one that catalogued races explain in turn (the closers of one expose the next) is a composition of them, in
- * that order; anything else is a finding. Program {@code i} of seed {@code s} is drawn from {@code new Random(s * K + i)},
- * so a finding is reproduced from its seed and index whatever else the run did.
+ * that order; anything else is a finding. Program {@code i} of seed {@code s} is drawn from {@code new Random(s * K + i)}
+ * (its world from a SplittableRandom of the same seed), so a finding is reproduced from its seed and index whatever else
+ * the run did.
  */
 public final class Hunt {
     private static final long SEED_STRIDE = 1_000_003L;
@@ -277,7 +279,8 @@ public final class Hunt {
      * reduction could save.
      */
     private static String endState(RaceScenario scenario, Schedule.Result result) {
-        String scheduler = scenario instanceof vllmrace.races.TwoActorScenario t ? t.system().scheduler().progressSignature() : "";
+        String scheduler = scenario instanceof vllmrace.races.TwoActorScenario t
+                ? t.system().scheduler().progressSignature() : "";
         return result.outcome() + " " + scenario.violations() + " " + scheduler;
     }
 
@@ -306,7 +309,8 @@ public final class Hunt {
     public static List<Race> inWorld() {
         List<Race> out = new ArrayList<>();
         for (Race race : Race.values()) {
-            boolean world = race.component() == vllmrace.races.Component.SCHEDULER || race.component() == vllmrace.races.Component.FRONTEND;
+            boolean world = race.component() == vllmrace.races.Component.SCHEDULER
+                    || race.component() == vllmrace.races.Component.FRONTEND;
             if (world && race.expected(Variant.REPORTED) == Expectation.BUG_FOUND && !race.closedBy().isEmpty()
                     && !OUTSIDE_WORLD.containsKey(race)) {
                 out.add(race);
