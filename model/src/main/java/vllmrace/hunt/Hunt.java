@@ -422,7 +422,7 @@ public final class Hunt {
         }
         List<Race> needed = new ArrayList<>();
         for (Race race : candidates) {
-            if (explore(program, allBut(race)).violates()) {
+            if (seen.computeIfAbsent(allBut(race), d -> explore(program, d)).violates()) {
                 needed.add(race);
             }
         }
@@ -433,13 +433,13 @@ public final class Hunt {
         if (!minimal.isEmpty()) {
             return Classification.rediscovery(minimal);
         }
-        if (!candidates.isEmpty() && explore(program, hunted().withClosers(candidates)).clean()) {
+        if (!candidates.isEmpty() && seen.computeIfAbsent(hunted().withClosers(candidates), d -> explore(program, d)).clean()) {
             // together they remove it: credit those whose closers the others cannot do without
             List<Race> together = new ArrayList<>();
             for (Race race : candidates) {
                 List<Race> others = new ArrayList<>(candidates);
                 others.remove(race);
-                if (!explore(program, hunted().withClosers(others)).clean()) {
+                if (!seen.computeIfAbsent(hunted().withClosers(others), d -> explore(program, d)).clean()) {
                     together.add(race);
                 }
             }
@@ -447,7 +447,7 @@ public final class Hunt {
                 return Classification.rediscovery(together);
             }
         }
-        List<List<Race>> chain = composed(program, explored);
+        List<List<Race>> chain = composed(program, explored, seen);
         return chain.isEmpty() ? Classification.FINDING : Classification.composition(chain);
     }
 
@@ -471,10 +471,10 @@ public final class Hunt {
      * steps from the hunt's fixes. A step is a race breaking an invariant the violation still breaks and not closed yet,
      * whose closers change what breaks (another set of invariants, or fewer violating interleavings); or, last, races
      * whose closers together leave every interleaving clean and each of which the others cannot do without. Searched by
-     * increasing length up to {@link #MAX_COMPOSITION} steps; each fix set is explored once. Empty if no chain does it.
+     * increasing length up to {@link #MAX_COMPOSITION} steps; each fix set is explored once per classification
+     * ({@code seen}, shared with {@link #classify}). Empty if no chain does it.
      */
-    private List<List<Race>> composed(Program program, Explored explored) {
-        Map<Deployed, Explored> seen = new java.util.HashMap<>();
+    private List<List<Race>> composed(Program program, Explored explored, Map<Deployed, Explored> seen) {
         for (int length = 2; length <= MAX_COMPOSITION; length++) {
             List<List<Race>> chain = chain(program, hunted(), explored, new ArrayList<>(), length, seen);
             if (chain != null) {
