@@ -57,7 +57,7 @@ public enum LinearizabilityCheck {
             AggregatorLinearizability::check,
             AggregatorLinearizability::proofs,
             List.of(Race.ExtraAsyncSavesDedup, Race.PullIntoFreedBlocks, Race.LookupLocksLeakOnEarlyAbort, Race.LeaseExpiredReadAfterFree,
-                    Race.BidirectionalTurn2ReadsExpired, Race.CancelBeforeSubmitStrandsPrefill));
+                    Race.BidirectionalTurn2ReadsExpired, Race.CancelBeforeSubmitStrandsPrefill, Race.SynthesizedSendForAbortedRetrieve));
 
     /**
      * The races no linearizability check lists, and why: each leaves every operation's result as the specification says

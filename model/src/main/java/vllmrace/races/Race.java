@@ -21,6 +21,7 @@ import vllmrace.races.connector.FailedRecvReportedTwiceScenario;
 import vllmrace.races.connector.LeaseExpiredReadAfterFreeScenario;
 import vllmrace.races.connector.LeaseReaperHeadOfLineScenario;
 import vllmrace.races.connector.LookupLocksLeakOnEarlyAbortScenario;
+import vllmrace.races.connector.SynthesizedSendForAbortedRetrieveScenario;
 import vllmrace.races.connector.NonChosenChildBlindToLoadScenario;
 import vllmrace.races.connector.NotifOnlyFailedRecvForRemovedScenario;
 import vllmrace.races.connector.PushPostFailureDecodeWaitsScenario;
@@ -294,6 +295,14 @@ public enum Race {
             Expectation.BUG_FOUND,
             LookupLocksLeakOnEarlyAbortScenario.Outcome.class,
             (fixes, config, p) -> new LookupLocksLeakOnEarlyAbortScenario(fixes, config, p),
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1))),
+    SynthesizedSendForAbortedRetrieve(
+            Component.CONNECTOR,
+            "LMCache #4938, PR #4939 (both open; rediscovered by this suite's race hunt)",
+            Closers.of(Fix.LMCACHE_MP_ABORTED_RETRIEVE_NOT_STORED),
+            Expectation.BUG_FOUND,
+            SynthesizedSendForAbortedRetrieveScenario.Outcome.class,
+            (fixes, config, p) -> new SynthesizedSendForAbortedRetrieveScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1))),
     LeaseExpiredReadAfterFree(
             Component.CONNECTOR,

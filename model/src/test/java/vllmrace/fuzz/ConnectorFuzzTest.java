@@ -48,13 +48,12 @@ import vllmrace.races.connector.ConnectorRig;
  * the load, and a short pool filled by such loads deadlocks with nothing running (#45388, closed upstream by #44560's
  * reservation, which the model does not have): the scheduler's admission, not the aggregation fuzzed here.
  *
- * <p>Two findings of this fuzzer are upstream hazards, not model bugs, and are kept out of the search by name, each
- * reproduced by its own test below so it cannot go quiet ({@link KnownFindings}): a saving LMCache child's own load
- * of an aborted request (LMCache #4938, open: the MP connector's {@code request_finished} returns True while its
- * retrieve is in flight, so the request gets two terminal reports; the model's mechanism differs from upstream's in
- * one detail, left to the connector wave), and the proposed #46289 ({@link Fix#RECLAIM_ABORTED_RECV}, open), whose
- * reclaim frees blocks a NIXL pull still writes (the decode worker cannot cancel its READ; the prefill side's lease
- * does not bound it). So saving children are offered no hit, and that one proposal is off.
+ * <p>One finding of this fuzzer is an upstream hazard of a proposal, not a model bug, and is kept out of the search,
+ * reproduced by its own test below so it cannot go quiet ({@link KnownFindings}): the proposed #46289
+ * ({@link Fix#RECLAIM_ABORTED_RECV}, open), whose reclaim frees blocks a NIXL pull still writes (the decode worker cannot
+ * cancel its READ; the prefill side's lease does not bound it). So that one proposal is off. Its other finding, a
+ * saving LMCache child's own load of an aborted request (LMCache #4938), is catalogued as
+ * SynthesizedSendForAbortedRetrieve, whose closer is on here; its test below keeps the fuzzer finding it without it.
  *
  * <p>Every other fix is ON and everything runs on one thread, so no race can happen: after each operation no detector may have
  * fired (the aggregator's CN1 duplicate-report detector included), every block must be free or held by a request the
@@ -160,9 +159,9 @@ class ConnectorFuzzTest {
         final ConnectorRig rig;
         final List<NixlDecodeConnector> nixl = new ArrayList<>();
         final List<LmCacheConnector> lmcache = new ArrayList<>();
-        /** The LMCache-like children that save every finished request: offered no hit ({@link KnownFindings}). */
+        /** The LMCache-like children that save every finished request. */
         final Set<LmCacheConnector> saving = new java.util.HashSet<>();
-        /** Off only to reproduce {@link KnownFindings#aSavingChildsOwnLoadOfAnAbortedRequestIsReportedTwice()}. */
+        /** Off: saving children are offered no hit, so they load nothing. */
         boolean hitsForSavingChildren;
         final List<ChildConnector> children = new ArrayList<>();
         /** The job-based offloaders: their store jobs land on SAVE_DONE. */
@@ -236,10 +235,10 @@ class ConnectorFuzzTest {
 
     /** As {@link #run(Setting, List)} with {@code fixes} ON; counts each ABORT's stage into {@code abortStages} if given. */
     static String run(FixSet fixes, Setting setting, List<Op> ops, Map<String, Integer> abortStages) {
-        return run(fixes, setting, ops, abortStages, false);
+        return run(fixes, setting, ops, abortStages, true);
     }
 
-    /** As above; {@code hitsForSavingChildren} lets saving children be offered hits (the first known finding). */
+    /** As above; {@code hitsForSavingChildren} off offers saving children no hit (they load nothing). */
     static String run(FixSet fixes, Setting setting, List<Op> ops, Map<String, Integer> abortStages, boolean hitsForSavingChildren) {
         Engine e = new Engine(fixes, setting);
         e.hitsForSavingChildren = hitsForSavingChildren;
@@ -494,7 +493,7 @@ class ConnectorFuzzTest {
     }
 
     /**
-     * The two upstream hazards this fuzzer found, each as its shrunk sequence: shown here so the search can leave them
+     * The two upstream hazards this fuzzer found, each as its shrunk sequence (one now a catalogued race): shown here so the search can leave them
      * out without hiding them. When the model or a fix changes what they do, these fail and the exclusion is revisited.
      */
     @org.junit.jupiter.api.Nested
@@ -505,21 +504,22 @@ class ConnectorFuzzTest {
         }
 
         /**
-         * LMCache #4938 (open; fixes proposed in LMCache #4136 and #4939): the MP connector's {@code request_finished}
-         * returns True for every request, an aborted one whose own retrieve is in flight too, so the request gets a
-         * second terminal report once its load lands. Upstream the second report is a synthesized finished_sending
-         * (no save is submitted for a request never scheduled), so the damage is the retrieve writing freed blocks or
-         * the scheduler's assert; the model's save reads the freed blocks instead. Either way: two reports, freed blocks touched.
+         * SynthesizedSendForAbortedRetrieve (LMCache #4938, open; fix proposed in LMCache #4939): the MP connector's
+         * {@code request_finished} returns True for an aborted request whose own retrieve is in flight, and the worker
+         * makes up a finished_sending for it: two terminal reports. Without its closer the fuzzer's sequence finds it;
+         * with it, or with no hit offered to the saving child, it is clean.
          */
         @Test
-        @DisplayName("a saving LMCache child's own load of an aborted request: freed blocks touched, two reports")
+        @DisplayName("SynthesizedSendForAbortedRetrieve: an LMCache child's own load of an aborted request, reported twice")
         void aSavingChildsOwnLoadOfAnAbortedRequestIsReportedTwice() {
             Setting setting = new Setting(Configuration.of(ConfigSwitch.SYNC_SCHEDULING), List.of(Child.LMCACHE_SAVING), 6);
             List<Op> ops = List.of(op(Op.Kind.ADD_CACHED, 8), op(Op.Kind.ITERATION, 0), op(Op.Kind.ABORT, 0));
-            String broken = run(FIXES, setting, ops, null, true);
+            String broken = run(FIXES.without(Fix.LMCACHE_MP_ABORTED_RETRIEVE_NOT_STORED), setting, ops, null, true);
             assertTrue(broken != null && (broken.contains(ViolationKind.WRITE_INTO_FREED_BLOCK.name())
                     || broken.contains(ViolationKind.DUPLICATE_TRANSFER_EVENT.name())), String.valueOf(broken));
-            assertNull(run(FIXES, setting, ops, null, false), "offered no hit, the saving child loads nothing: clean");
+            assertNull(run(FIXES, setting, ops, null, true), "with LMCache #4939's proposal: clean");
+            assertNull(run(FIXES.without(Fix.LMCACHE_MP_ABORTED_RETRIEVE_NOT_STORED), setting, ops, null, false),
+                    "offered no hit, the saving child loads nothing: clean");
         }
 
         /**

@@ -362,6 +362,18 @@ public enum Fix {
                             + "PREFETCHING branch"),
             "the LMCache MP connector frees a PREFETCHING request's lookup locks when its tracker is cleaned up"),
     /**
+     * LMCache #4938: a request aborted while the LMCache MP connector's own retrieve of it is in flight gets a made-up
+     * finished_sending next to the retrieve's finished_recving. The fix keeps the tracker LOADING until finished_recving
+     * and does not report an aborted retrieve as a store completion, so the finished_recving is its one terminal event.
+     */
+    LMCACHE_MP_ABORTED_RETRIEVE_NOT_STORED(
+            proposed("LMCache #4938 (open)", "LMCache PR #4939 (open, not merged; it rebases #4136, open); #4284 (closed) "
+                            + "dedups only a same-poll pair",
+                    "LMCache vllm_multi_process_adapter.py@39d632ad LMCacheMPWorkerAdapter.get_finished: an engine-finished id "
+                            + "with no store future goes into ret_stores; lmcache_mp_connector.py@474b0b8c request_finished "
+                            + "returns True"),
+            "the LMCache MP connector reports an aborted retrieve once, by its finished_recving, with no made-up store completion"),
+    /**
      * #47021: in a bidirectional KV transfer the decode side advertises its held blocks' expiry, and the prefill side
      * declines a turn-2 READ near it instead of reading blocks the decode side may have reused.
      */

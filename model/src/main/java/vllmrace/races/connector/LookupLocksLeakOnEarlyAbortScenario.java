@@ -57,7 +57,8 @@ import vllmrace.races.Violating;
  * <p><b>Invariant</b> (SC5): every lock a request's lookup takes is released when the request ends.
  *
  * <p><b>Verdicts.</b> Reported ({@code FREE_LOOKUP_LOCKS_ON_CLEANUP} off): some interleaving leaves the locks held.
- * Fixed: never. vLLM main: racy (#44101 is open), in tree and with LMCache's own connector.
+ * Fixed: never. vLLM main: racy (#44101 is open), in tree and with LMCache's own connector; there an abort after R's
+ * allocation also shows SynthesizedSendForAbortedRetrieve (its own outcome: the two races' windows are adjacent).
  */
 public final class LookupLocksLeakOnEarlyAbortScenario extends RigScenario<ConnectorRig> {
 
@@ -66,7 +67,19 @@ public final class LookupLocksLeakOnEarlyAbortScenario extends RigScenario<Conne
         @Clean("R was aborted before its lookup, or after update_state_after_alloc released its locks; R ended "
                 + "FINISHED_ABORTED, R2 FINISHED_LENGTH_CAPPED, every lock and block released") RELEASED,
         @Violating(value = "R was aborted while its lookup held read locks (tracker PREFETCHING): the cleanup forgot them, "
-                + "held on the LMCache server until their TTL", detectors = {ViolationKind.LOOKUP_LOCKS_LEAKED}) LOCKS_LEAKED;
+                + "held on the LMCache server until their TTL", detectors = {ViolationKind.LOOKUP_LOCKS_LEAKED}) LOCKS_LEAKED,
+        @Violating(value = "not this race: R was aborted after its allocation, while its retrieve was in flight, and got a made-up "
+                + "finished_sending beside its finished_recving (SynthesizedSendForAbortedRetrieve, whose closer vLLM main lacks)",
+                detectors = {ViolationKind.DUPLICATE_TRANSFER_EVENT},
+                cascade = {ViolationKind.LATE_TRANSFER_REPORT, ViolationKind.WRITE_INTO_FREED_BLOCK},
+                cascadeWhy = "without seed 003's skip the second report kills EngineCore; a made-up send before the retrieve "
+                        + "lands frees the block it writes") RETRIEVE_REPORTED_TWICE,
+        @Violating(value = "not this race: R was aborted after its allocation; its made-up finished_sending freed its block "
+                + "before its retrieve landed there (SynthesizedSendForAbortedRetrieve, whose closer vLLM main lacks)",
+                detectors = {ViolationKind.WRITE_INTO_FREED_BLOCK},
+                cascade = {ViolationKind.DUPLICATE_TRANSFER_EVENT, ViolationKind.LATE_TRANSFER_REPORT},
+                cascadeWhy = "the retrieve's finished_recving follows if the engine polls again, a second terminal report for "
+                        + "a removed request") RETRIEVE_INTO_FREED_BLOCK;
     }
 
     /** The scenario at one point of its family: {@code priorUse} only. */

@@ -33,6 +33,8 @@ abstract class AsyncLoadingChild implements ChildConnector {
     /** Ids seen in {@code finished_req_ids} (CN2: a send may be reported only after its id was seen). */
     protected final Set<String> seenFinished = new HashSet<>();
     private final Map<String, Integer> requestFinishedCalls = new HashMap<>();
+    /** Requests this child started a load for: their prompt is in its cache already. */
+    private final Set<String> loaded = new HashSet<>();
 
     AsyncLoadingChild(String name, KvCacheManager kvCacheManager) {
         this.name = Objects.requireNonNull(name, "name");
@@ -80,6 +82,7 @@ abstract class AsyncLoadingChild implements ChildConnector {
         }
         if (!blockIds.isEmpty() && offeredPrefix.remove(request.requestId()) != null) {
             loads.put(request.requestId(), new AsyncTransfer(request.requestId(), kvCacheManager.beginTransfer(request.requestId())));
+            loaded.add(request.requestId());
         }
     }
 
@@ -151,6 +154,17 @@ abstract class AsyncLoadingChild implements ChildConnector {
     @Override
     public synchronized boolean hasUnreportedLoad(String requestId) {
         return loads.containsKey(requestId);
+    }
+
+    /** Whether this child ever started a load of {@code requestId}. */
+    protected final synchronized boolean loaded(String requestId) {
+        return loaded.contains(requestId);
+    }
+
+    /** True while a load of {@code requestId} by this child has started and not landed (nor failed). */
+    public synchronized boolean isLoadInFlight(String requestId) {
+        AsyncTransfer load = loads.get(requestId);
+        return load != null && !load.done;
     }
 
     /** How often {@code request_finished} ran for {@code requestId} (contract: exactly once). */

@@ -49,6 +49,18 @@ import vllmrace.model.upstream.UpstreamPins;
  * TTL ({@code --l1-read-ttl-seconds}, 300 s by default): recorded as {@link ViolationKind#LOOKUP_LOCKS_LEAKED}. With
  * {@link Fix#FREE_LOOKUP_LOCKS_ON_CLEANUP} (#44101, proposed) the cleanup frees them.
  *
+ * <p>A request that finishes while this child's own retrieve of it is unreported (an abort inside the load's window):
+ * upstream's {@code request_finished} returns True whatever happened, no store was submitted (nothing of the request
+ * was scheduled), and LMCache's worker adapter ({@code LMCacheMPWorkerAdapter.get_finished}, vllm_multi_process_adapter.py
+ * at LMCache@39d632ad) puts every engine-finished id with no store future into {@code ret_stores}: a made-up
+ * finished_sending at the first poll that sees the id, the retrieve still in flight or already reported. Two terminal
+ * events (LMCache #4938). With {@link Fix#LMCACHE_MP_ABORTED_RETRIEVE_NOT_STORED} (LMCache #4939, proposed, in
+ * LMCache's adapter, so in either connector that runs a fixed LMCache; {@link #outOfTree} is a version without it) the
+ * retrieve's finished_recving is the only one. The model's {@code saveEveryFinished} off stands for a deployment whose
+ * requests end with nothing to store: there upstream's made-up send and the model's immediate free are the same event,
+ * except in this window, which the model follows in both modes. A request this child loaded has nothing to save (its
+ * hit counts as stored: {@code tracker.increase_num_stored_blocks(num_lmcache_blocks)}), so it starts no save for it.
+ *
  * <p>Thread-safe: every method is synchronized on the connector. Caller errors throw before any state changes.
  */
 public final class LmCacheConnector extends AsyncLoadingChild {
@@ -58,6 +70,8 @@ public final class LmCacheConnector extends AsyncLoadingChild {
     private final List<AsyncTransfer> saves = new ArrayList<>();
     /** Requests whose tracker is PREFETCHING with a lookup that holds read locks on the LMCache server. */
     private final Set<String> lookupLocks = new LinkedHashSet<>();
+    /** Finished requests whose retrieve was unreported at request_finished: the worker's made-up finished_sending. */
+    private final Set<String> madeUpSends = new LinkedHashSet<>();
 
     /** The LMCache child a deployment runs: in tree, or LMCache's own when {@code configuration} says so. */
     public LmCacheConnector(String name, KvCacheManager kvCacheManager, boolean saveEveryFinished, FixSet fixes,
@@ -133,8 +147,14 @@ public final class LmCacheConnector extends AsyncLoadingChild {
                     + request.requestId() + " ended while its tracker was PREFETCHING; _cleanup_request_tracker only pops the tracker, "
                     + "so the LMCache server keeps the lookup's read locks until their TTL (300 s by default) and cannot evict those chunks");
         }
-        if (!saveEveryFinished || blockIds.isEmpty()) {
-            return RequestFinishedResult.FREE_NOW;
+        if (hasUnreportedLoad(request.requestId())) {
+            if (!fixes.isOn(Fix.LMCACHE_MP_ABORTED_RETRIEVE_NOT_STORED)) { // LMCache's adapter: either connector has it
+                madeUpSends.add(request.requestId()); // no store future: get_finished puts the id in ret_stores
+            }
+            return new RequestFinishedResult(true, null); // request_finished: return True, None
+        }
+        if (!saveEveryFinished || blockIds.isEmpty() || loaded(request.requestId())) {
+            return RequestFinishedResult.FREE_NOW; // a loaded prompt counts as stored (num_stored_blocks includes the hit)
         }
         saves.add(new AsyncTransfer(request.requestId(), kvCacheManager.beginTransfer(request.requestId())));
         return new RequestFinishedResult(true, Map.of("lmcache_saved", Boolean.TRUE));
@@ -157,6 +177,13 @@ public final class LmCacheConnector extends AsyncLoadingChild {
         for (Iterator<AsyncTransfer> it = saves.iterator(); it.hasNext(); ) {
             AsyncTransfer save = it.next();
             if (save.done && seenFinished.contains(save.requestId) && sending.add(save.requestId)) {
+                it.remove();
+            }
+        }
+        for (Iterator<String> it = madeUpSends.iterator(); it.hasNext(); ) {
+            String id = it.next();
+            if (seenFinished.contains(id)) { // ret_stores: an engine-finished id with no store future
+                sending.add(id);
                 it.remove();
             }
         }
@@ -207,7 +234,8 @@ public final class LmCacheConnector extends AsyncLoadingChild {
 
     @Override
     public synchronized boolean hasPendingTransfer(String requestId) {
-        return loads.containsKey(requestId) || saves.stream().anyMatch(s -> s.requestId.equals(requestId));
+        return loads.containsKey(requestId) || madeUpSends.contains(requestId)
+                || saves.stream().anyMatch(s -> s.requestId.equals(requestId));
     }
 
     @Override
@@ -220,7 +248,7 @@ public final class LmCacheConnector extends AsyncLoadingChild {
 
     @Override
     public synchronized boolean isIdle() {
-        return loads.isEmpty() && saves.isEmpty();
+        return loads.isEmpty() && saves.isEmpty() && madeUpSends.isEmpty();
     }
 
     /** Whether the LMCache server holds lookup read locks for {@code requestId} (its tracker PREFETCHING). */
