@@ -127,7 +127,7 @@ public class AggregatorLinearizability {
             children = List.of(nixl);
         } else if (mode == Mode.SAVES) {
             children = List.of(new LmCacheConnector("LMCacheMPConnector", kv, true, fixes, Configuration.DEFAULT),
-                    new LmCacheConnector("OffloadingConnector", kv, true, fixes, Configuration.DEFAULT));
+                    LmCacheConnector.offloader("OffloadingConnector", kv, fixes, Configuration.DEFAULT));
         } else if (mode == Mode.HANDLES) {
             NixlDecodeConnector nixl = new NixlDecodeConnector("NixlConnector", kv, fixes);
             nixl.remotePrefill("R", 4, 2);

@@ -67,7 +67,7 @@ public final class ExtraAsyncSavesDedupScenario extends RigScenario<ConnectorRig
         super(new ConnectorRig(fixes, config, 1, kv -> {
             c[0] = new LmCacheConnector("LMCacheMPConnector", kv, true, fixes, config);
             for (int i = 1; i < c.length; i++) {
-                c[i] = new LmCacheConnector(i == 1 ? "OffloadingConnector" : "OffloadingConnector" + i, kv, true, fixes, config);
+                c[i] = LmCacheConnector.offloader(i == 1 ? "OffloadingConnector" : "OffloadingConnector" + i, kv, fixes, config);
             }
             return List.of(c);
         }), p);

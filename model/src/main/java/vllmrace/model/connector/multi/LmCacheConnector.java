@@ -59,7 +59,10 @@ import vllmrace.model.upstream.UpstreamPins;
  * retrieve's finished_recving is the only one. The model's {@code saveEveryFinished} off stands for a deployment whose
  * requests end with nothing to store: there upstream's made-up send and the model's immediate free are the same event,
  * except in this window, which the model follows in both modes. A request this child loaded has nothing to save (its
- * hit counts as stored: {@code tracker.increase_num_stored_blocks(num_lmcache_blocks)}), so it starts no save for it.
+ * hit counts as stored: {@code tracker.increase_num_stored_blocks(num_lmcache_blocks)}): a saving child returns True and
+ * makes up the send, reading no block. The offloader ({@link #offloader}) has no made-up sends and saves every finished
+ * request; the fuzzer and the hunt offer it no hit, so it loads nothing (were it to load, saving what it loaded would
+ * over-approximate upstream's offloader, which runs no store then).
  *
  * <p>Thread-safe: every method is synchronized on the connector. Caller errors throw before any state changes.
  */
@@ -73,13 +76,30 @@ public final class LmCacheConnector extends AsyncLoadingChild {
     /** Finished requests whose retrieve was unreported at request_finished: the worker's made-up finished_sending. */
     private final Set<String> madeUpSends = new LinkedHashSet<>();
 
+    /** Whether this is LMCache's MP connector (its worker adapter makes up sends), not an offloader standing in for one. */
+    private final boolean mpAdapter;
+
     /** The LMCache child a deployment runs: in tree, or LMCache's own when {@code configuration} says so. */
     public LmCacheConnector(String name, KvCacheManager kvCacheManager, boolean saveEveryFinished, FixSet fixes,
                             Configuration configuration) {
+        this(name, kvCacheManager, saveEveryFinished, fixes, configuration, true);
+    }
+
+    private LmCacheConnector(String name, KvCacheManager kvCacheManager, boolean saveEveryFinished, FixSet fixes,
+                             Configuration configuration, boolean mpAdapter) {
         super(name, kvCacheManager);
         this.saveEveryFinished = saveEveryFinished;
         this.fixes = Objects.requireNonNull(fixes, "fixes");
         this.configuration = Objects.requireNonNull(configuration, "configuration");
+        this.mpAdapter = mpAdapter;
+    }
+
+    /**
+     * An offloader beside the LMCache child ({@code OffloadingConnector}'s per-request design), saving every finished
+     * request: as this class, but without LMCache's worker adapter, so it never makes up a finished_sending.
+     */
+    public static LmCacheConnector offloader(String name, KvCacheManager kvCacheManager, FixSet fixes, Configuration configuration) {
+        return new LmCacheConnector(name, kvCacheManager, true, fixes, configuration, false);
     }
 
     /** LMCache's own MP connector (out of tree): loads whenever it has a hit, chosen or not. */
@@ -147,14 +167,19 @@ public final class LmCacheConnector extends AsyncLoadingChild {
                     + request.requestId() + " ended while its tracker was PREFETCHING; _cleanup_request_tracker only pops the tracker, "
                     + "so the LMCache server keeps the lookup's read locks until their TTL (300 s by default) and cannot evict those chunks");
         }
-        if (hasUnreportedLoad(request.requestId())) {
+        if (mpAdapter && hasUnreportedLoad(request.requestId())) {
             if (!fixes.isOn(Fix.LMCACHE_MP_ABORTED_RETRIEVE_NOT_STORED)) { // LMCache's adapter: either connector has it
                 madeUpSends.add(request.requestId()); // no store future: get_finished puts the id in ret_stores
             }
             return new RequestFinishedResult(true, null); // request_finished: return True, None
         }
-        if (!saveEveryFinished || blockIds.isEmpty() || loaded(request.requestId())) {
-            return RequestFinishedResult.FREE_NOW; // a loaded prompt counts as stored (num_stored_blocks includes the hit)
+        if (mpAdapter && saveEveryFinished && loaded(request.requestId())) {
+            // its hit counts as stored (num_stored_blocks), so no store runs: True, and the worker's made-up send frees it
+            madeUpSends.add(request.requestId());
+            return new RequestFinishedResult(true, null);
+        }
+        if (!saveEveryFinished || blockIds.isEmpty()) {
+            return RequestFinishedResult.FREE_NOW;
         }
         saves.add(new AsyncTransfer(request.requestId(), kvCacheManager.beginTransfer(request.requestId())));
         return new RequestFinishedResult(true, Map.of("lmcache_saved", Boolean.TRUE));
