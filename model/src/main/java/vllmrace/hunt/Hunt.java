@@ -24,7 +24,8 @@ import vllmrace.races.Schedule;
 import vllmrace.races.Variant;
 
 /**
- * The race hunt: draws {@link Program}s from a seed (of EngineCore, and one in {@link #FRONTEND_ONE_IN} of the frontend),
+ * The race hunt: draws {@link Program}s from a seed (one in {@link #FRONTEND_ONE_IN} of the frontend, of the rest one in
+ * {@link #CONNECTOR_ONE_IN_THE_REST} of the MultiConnector, the others of EngineCore),
  * runs every step interleaving of each with the step enumerator, shrinks each violation to a minimal program, and
  * classifies it against the catalogue: a violation that a catalogued
  * race explains (an invariant in common, and that race's closers, switched on as well, remove it) is a rediscovery of
@@ -89,24 +90,40 @@ public final class Hunt {
      * together); a composition is several, in order: the closers of each step's races change what breaks, which the next
      * step explains, until the last step's closers leave every interleaving clean; a finding has none.
      */
-    public record Classification(Kind kind, List<List<Race>> steps) {
-        /** How a violation is explained. */
-        public enum Kind { REDISCOVERY, COMPOSITION, FINDING }
+    public record Classification(Kind kind, List<List<Race>> steps, Fix proposal) {
+        /**
+         * How a violation is explained. A HAZARD is what a proposed (unmerged) fix's own code path does: with it off and
+         * every other fix on, every interleaving is clean; vLLM main does not run it.
+         */
+        public enum Kind { REDISCOVERY, COMPOSITION, HAZARD, FINDING }
 
         public static final Classification FINDING = new Classification(Kind.FINDING, List.of());
+
+        public Classification(Kind kind, List<List<Race>> steps) {
+            this(kind, steps, null);
+        }
 
         public Classification {
             Objects.requireNonNull(kind, "kind");
             steps = steps.stream().map(List::copyOf).toList();
             int expected = switch (kind) {
-                case FINDING -> 0;
+                case FINDING, HAZARD -> 0;
                 case REDISCOVERY -> 1;
                 case COMPOSITION -> Math.max(2, steps.size());
             };
             if (steps.size() != expected || steps.stream().anyMatch(List::isEmpty)) {
-                throw new IllegalArgumentException(kind + " with steps " + steps + ": a finding has none, a rediscovery one, "
-                        + "a composition two or more, none empty");
+                throw new IllegalArgumentException(kind + " with steps " + steps + ": a finding or a hazard has none, a "
+                        + "rediscovery one, a composition two or more, none empty");
             }
+            if ((kind == Kind.HAZARD) != (proposal != null) || (proposal != null && proposal.provenance().merged())) {
+                throw new IllegalArgumentException("a hazard, and only a hazard, names the unmerged proposal whose code path it "
+                        + "is: " + kind + ", " + proposal);
+            }
+        }
+
+        /** The hazard of {@code proposal}'s own code path. */
+        public static Classification hazard(Fix proposal) {
+            return new Classification(Kind.HAZARD, List.of(), Objects.requireNonNull(proposal, "proposal"));
         }
 
         public static Classification rediscovery(List<Race> races) {
@@ -123,8 +140,9 @@ public final class Hunt {
             return steps.stream().flatMap(List::stream).toList();
         }
 
+        /** Explained by catalogued races (a rediscovery or a composition); a hazard or a finding gets its own page. */
         public boolean explained() {
-            return kind != Kind.FINDING;
+            return kind == Kind.REDISCOVERY || kind == Kind.COMPOSITION;
         }
 
         /** One line: "a rediscovery of A + B", "a composition of catalogued races: A, whose closers expose B, ...", or a finding. */
@@ -132,6 +150,7 @@ public final class Hunt {
             return switch (kind) {
                 case REDISCOVERY -> "a rediscovery of " + chain();
                 case COMPOSITION -> "a composition of catalogued races: " + chain();
+                case HAZARD -> "a hazard of the proposal " + proposal + " (" + proposal.upstream() + "): clean with it off";
                 case FINDING -> "not explained by any catalogued race: a finding";
             };
         }
@@ -197,8 +216,19 @@ public final class Hunt {
         }
     }
 
-    /** A violation no catalogued race explains, shrunk. */
-    public record Finding(String id, int scenario, Program original, Program minimal, Explored explored) {
+    /**
+     * A violation no catalogued race explains, shrunk; {@code hazardOf} names the unmerged proposal whose own code path it
+     * is (clean with that proposal off), null for a finding outside the catalogue.
+     */
+    public record Finding(String id, int scenario, Program original, Program minimal, Explored explored, Fix hazardOf) {
+        public Finding(String id, int scenario, Program original, Program minimal, Explored explored) {
+            this(id, scenario, original, minimal, explored, null);
+        }
+
+        /** Outside the catalogue and its proposals: not a proposal's hazard. */
+        public boolean outsideCatalogue() {
+            return hazardOf == null;
+        }
     }
 
     /**
@@ -230,12 +260,19 @@ public final class Hunt {
         long stream = seed * SEED_STRIDE + index;
         // the world is drawn apart (SplittableRandom mixes its seed: neighbouring indices draw independently), so an engine
         // program is the same whether or not the frontend world is in the hunt
-        return new java.util.SplittableRandom(stream).nextInt(FRONTEND_ONE_IN) == 0 ? FrontendProgram.generate(new Random(stream))
+        java.util.SplittableRandom world = new java.util.SplittableRandom(stream);
+        if (world.nextInt(FRONTEND_ONE_IN) == 0) {
+            return FrontendProgram.generate(new Random(stream));
+        }
+        return world.nextInt(CONNECTOR_ONE_IN_THE_REST) == 0 ? ConnectorProgram.generate(new Random(stream))
                 : HuntProgram.generate(new Random(stream));
     }
 
     /** One program in this many is of the frontend world ({@link FrontendProgram}); the rest are EngineCore programs. */
     public static final int FRONTEND_ONE_IN = 4;
+
+    /** Of the other programs, one in this many is of the connector world ({@link ConnectorProgram}). */
+    public static final int CONNECTOR_ONE_IN_THE_REST = 3;
 
     /** Runs every interleaving of {@code program} under {@code fixes}, upstream's default configuration. */
     public static Explored explore(Program program, FixSet fixes) {
@@ -293,43 +330,80 @@ public final class Hunt {
         return n;
     }
 
-    /**
-     * Scheduler and frontend races the hunt's worlds do not hold, and why (the connectors' races are outside them all: no
-     * MultiConnector, no P side in its programs).
-     */
-    public static final Map<Race, String> OUTSIDE_WORLD = Map.of(
-            Race.CollectorMergesChunkBoundary, "streaming input sessions are not in the frontend programs",
-            Race.DpPauseLatchStuck, "data parallelism, the DP coordinator and its ranks, is in neither world",
-            Race.StaleWaveWakesPausedRank, "data parallelism, the DP coordinator and its ranks, is in neither world");
+    /** The catalogued races the hunt's worlds do not hold, and why. */
+    public static final Map<Race, String> OUTSIDE_WORLD = Map.ofEntries(
+            Map.entry(Race.CollectorMergesChunkBoundary, "streaming input sessions are not in the frontend programs"),
+            Map.entry(Race.DpPauseLatchStuck, "data parallelism, the DP coordinator and its ranks, is in no world"),
+            Map.entry(Race.StaleWaveWakesPausedRank, "data parallelism, the DP coordinator and its ranks, is in no world"),
+            Map.entry(Race.FailedRecvReportedTwice, "the connector programs pull from one remote rank, whole pulls at a time: "
+                    + "no NIXL handle fails on its own"),
+            Map.entry(Race.SiblingHandleWritesAfterFailure, "the connector programs pull from one remote rank, whole pulls at a "
+                    + "time: no NIXL handle fails on its own"),
+            Map.entry(Race.ExtraSaveCountNeverDrained, "the connector programs run one worker: no prefill context parallelism"),
+            Map.entry(Race.NonChosenChildBlindToLoad, "the job-based offloader and its reuse fence are not a child kind of the "
+                    + "connector programs"),
+            Map.entry(Race.CancelBeforeSubmitStrandsPrefill, "the prefill side's Mooncake leases are in no world"),
+            Map.entry(Race.PushSendNeverReported, "the NIXL push mode and the prefill side's leases are in no world"),
+            Map.entry(Race.PushPostFailureDecodeWaits, "the NIXL push mode is in no world"),
+            Map.entry(Race.LeaseReaperHeadOfLine, "the prefill side's leases and D's heartbeats are in no world"),
+            Map.entry(Race.LeaseExpiredReadAfterFree, "the prefill side's leases are in no world"),
+            Map.entry(Race.BidirectionalTurn2ReadsExpired, "bidirectional transfers and their leases are in no world"));
 
     /**
-     * The catalogued races the hunt's worlds hold (scheduler and frontend races with a closer, found in their reported
-     * variant, not in {@link #OUTSIDE_WORLD}), whatever the fixes.
+     * The catalogued races the hunt's worlds hold (races with a closer, found in their reported variant, not in
+     * {@link #OUTSIDE_WORLD}), whatever the fixes.
      */
     public static List<Race> inWorld() {
+        return IN_WORLD;
+    }
+
+    private static final List<Race> IN_WORLD = computeInWorld();
+
+    private static List<Race> computeInWorld() {
         List<Race> out = new ArrayList<>();
         for (Race race : Race.values()) {
-            boolean world = race.component() == vllmrace.races.Component.SCHEDULER
-                    || race.component() == vllmrace.races.Component.FRONTEND;
-            if (world && race.expected(Variant.REPORTED) == Expectation.BUG_FOUND && !race.closedBy().isEmpty()
+            if (race.expected(Variant.REPORTED) == Expectation.BUG_FOUND && !race.closedBy().isEmpty()
                     && !OUTSIDE_WORLD.containsKey(race)) {
                 out.add(race);
             }
         }
-        return out;
+        return List.copyOf(out);
     }
 
     /**
      * The races of {@link #inWorld()} the hunt can find under its fixes on its deployment: not closed by them, and their
      * own scenario breaks one of their invariants in some interleaving, either run under the hunt's fixes (the race can
-     * show alone) or under its reported fixes (every fix on but its closers: it can show in a composition, once the closers
-     * of the races before it in the chain are on, as DoubleAbortApplication's window needs #29987's aborts queue, the
-     * closer of AbortLosesToFinalStep). An AsyncScheduler race under the sync scheduler shows in neither.
+     * show alone) or under the fixes a composition can reach ({@link #reachable}: once the closers of the races before it
+     * in the chain are on, as DoubleAbortApplication's window needs #29987's aborts queue, the closer of
+     * AbortLosesToFinalStep). An AsyncScheduler race under the sync scheduler shows in neither.
      */
     public List<Race> expressible() {
         return expressible.updateAndGet(known -> known != null ? known : inWorld().stream()
-                .filter(race -> closable(race, hunted()) && (shows(race, options.fixes()) || shows(race, race.fixes(Variant.REPORTED))))
+                .filter(race -> closable(race, hunted()) && (shows(race, options.fixes()) || shows(race, reachable(race))))
                 .toList());
+    }
+
+    /**
+     * The fixes a composition can switch on before reaching {@code race}: the hunt's, plus the closers (with the fixes
+     * they are built on) of every other race of the worlds, less {@code race}'s own. A race whose window needs a fix that
+     * is no race's closer (seed 003's loads need #46865's real blocks for the non-chosen child) cannot show under fixes
+     * that lack it, alone or in a composition.
+     */
+    private FixSet reachable(Race race) {
+        FixSet out = options.fixes();
+        for (Race other : IN_WORLD) {
+            if (other != race) {
+                for (Fix fix : other.closers().full()) {
+                    if (!race.closedBy().contains(fix)) {
+                        out = out.with(fix);
+                        for (Fix base : fix.builtOn()) {
+                            out = race.closedBy().contains(base) ? out : out.with(base);
+                        }
+                    }
+                }
+            }
+        }
+        return out;
     }
 
     /** Of {@link #expressible()}, the races that can show only in a composition: under the hunt's fixes their window is shut. */
@@ -395,15 +469,26 @@ public final class Hunt {
      * removes it: a stop string's late ABORT is StopStringLateAbort, not DuplicateIdAbortWindow, which shares #27987 but
      * whose other closer, AsyncLLM.abort sending before it drops state, does not remove it); else the
      * first whose closers, added to the hunt's fixes, remove it; else those whose closers it needs (every fix on but that
-     * race's closers brings it back), less any whose closers include another needed race's; else, when their closers together remove it, those the others cannot do without
-     * (each a rediscovery); else the shortest composition ({@link #composed}); else a finding.
+     * race's closers brings it back), less any whose closers include another needed race's; else the shortest composition
+     * ({@link #composed}); else, when their closers together remove it, those the others cannot do without (each a
+     * rediscovery); else a finding. Candidates are the races of the hunt's worlds ({@link #inWorld()}).
      */
     public Classification classify(Program program, Explored explored) {
-        if (!explore(program, Deployed.remedied(options.configuration())).clean()) {
-            return Classification.FINDING;
+        Deployed remedied = Deployed.remedied(options.configuration());
+        Fix aside = null; // a proposal whose own hazard this program shows with it on: kept off in "every fix on but X"
+        if (!explore(program, remedied).clean()) {
+            Fix proposal = proposalAside(program, remedied);
+            aside = proposal;
+            if (proposal == null) {
+                return Classification.FINDING;
+            }
+            if (hunted().runs(proposal) && explore(program, hunted().without(proposal)).clean()) {
+                return Classification.hazard(proposal);
+            }
+            // the proposal's hazard shows only with it on; what the hunt's fixes show is classified as usual
         }
         List<Race> candidates = new ArrayList<>();
-        for (Race race : Race.values()) {
+        for (Race race : IN_WORLD) { // a race outside every world cannot be what a program shows
             if (closable(race, hunted()) && sharesAnInvariant(race, explored)) {
                 candidates.add(race);
             }
@@ -422,7 +507,7 @@ public final class Hunt {
         }
         List<Race> needed = new ArrayList<>();
         for (Race race : candidates) {
-            if (seen.computeIfAbsent(allBut(race), d -> explore(program, d)).violates()) {
+            if (seen.computeIfAbsent(allBut(race, aside), d -> explore(program, d)).violates()) {
                 needed.add(race);
             }
         }
@@ -432,6 +517,10 @@ public final class Hunt {
                 && race.closedBy().containsAll(other.closedBy()) && !other.closedBy().containsAll(race.closedBy()))).toList();
         if (!minimal.isEmpty()) {
             return Classification.rediscovery(minimal);
+        }
+        List<List<Race>> chain = composed(program, explored, seen);
+        if (!chain.isEmpty()) {
+            return Classification.composition(chain);
         }
         if (!candidates.isEmpty() && seen.computeIfAbsent(hunted().withClosers(candidates), d -> explore(program, d)).clean()) {
             // together they remove it: credit those whose closers the others cannot do without
@@ -447,17 +536,30 @@ public final class Hunt {
                 return Classification.rediscovery(together);
             }
         }
-        List<List<Race>> chain = composed(program, explored, seen);
-        return chain.isEmpty() ? Classification.FINDING : Classification.composition(chain);
+        return Classification.FINDING;
     }
 
     /**
-     * A race with closers, found in its reported variant, that {@code deployed} does not already close: a closer is off,
-     * or on but its code path taken away by the configuration (as request-id randomization disabled takes #27987's).
+     * The unmerged proposal whose code path is what remains with every fix on: switched off alone (every other fix on), the
+     * program is clean. Null if none is (a finding).
+     */
+    private static Fix proposalAside(Program program, Deployed remedied) {
+        for (Fix fix : Fix.values()) {
+            if (!fix.provenance().merged() && remedied.runs(fix) && explore(program, remedied.without(fix)).clean()) {
+                return fix;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * A race with closers, found in its reported variant, that {@code deployed} does not already close: none of its full
+     * closers (each closes it alone) runs, being off or on with its code path taken away by the configuration (as
+     * request-id randomization disabled takes #27987's). The registry's vLLM-main verdict reads the same way.
      */
     private static boolean closable(Race race, Deployed deployed) {
         return !race.closedBy().isEmpty() && race.expected(Variant.REPORTED) == Expectation.BUG_FOUND
-                && !race.closedBy().stream().allMatch(deployed::runs);
+                && race.closers().full().stream().noneMatch(deployed::runs);
     }
 
     private boolean sharesAnInvariant(Race race, Explored explored) {
@@ -493,7 +595,7 @@ public final class Hunt {
             return null;
         }
         List<Race> candidates = new ArrayList<>();
-        for (Race race : Race.values()) {
+        for (Race race : IN_WORLD) {
             if (used.stream().noneMatch(step -> step.contains(race)) && closable(race, fixes) && sharesAnInvariant(race, current)) {
                 candidates.add(race);
             }
@@ -560,6 +662,11 @@ public final class Hunt {
             return fixes.isOn(fix) && !configuration.takesAway(fix);
         }
 
+        /** {@code fix} switched off. */
+        Deployed without(Fix fix) {
+            return new Deployed(fixes.without(fix), configuration);
+        }
+
         Deployed withClosers(List<Race> races) {
             java.util.EnumSet<Fix> closers = java.util.EnumSet.noneOf(Fix.class);
             races.forEach(race -> closers.addAll(race.closers().full()));
@@ -591,8 +698,8 @@ public final class Hunt {
     }
 
     /** Every fix on but {@code race}'s closers, with their code paths run but for those closers (the configuration's switches for them kept). */
-    private Deployed allBut(Race race) {
-        FixSet out = FixSet.all();
+    private Deployed allBut(Race race, Fix aside) {
+        FixSet out = aside == null ? FixSet.all() : FixSet.all().without(aside);
         for (Fix fix : race.closedBy()) {
             out = out.without(fix);
         }
@@ -673,8 +780,9 @@ public final class Hunt {
                 }
                 Program minimal = shrink(program, label);
                 Explored shrunk = explore(minimal, options.fixes(), options.configuration());
-                String key = String.join("+", shrunk.invariants()) + " " + minimal;
-                findings.putIfAbsent(key, new Finding(findingId(shrunk, minimal), index, program, minimal, shrunk));
+                // a finding per invariants and minimal program; a proposal's hazard once per invariants, its first program
+                String key = String.join("+", shrunk.invariants()) + " " + (label.proposal() != null ? label.proposal() : minimal);
+                findings.putIfAbsent(key, new Finding(findingId(shrunk, minimal), index, program, minimal, shrunk, label.proposal()));
             }
         };
         List<Thread> threads = new ArrayList<>();

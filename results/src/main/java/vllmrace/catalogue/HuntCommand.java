@@ -65,16 +65,19 @@ final class HuntCommand {
                     + String.format(Locale.ROOT, "%.1f s", c.firstAtMillis() / 1000.0) + " (scenario " + c.firstScenario() + ")");
         }
         for (Hunt.Finding f : report.findings()) {
-            out.line("  FINDING " + f.id() + ": " + f.minimal());
+            out.line((f.outsideCatalogue() ? "  FINDING " : "  HAZARD of the proposal " + f.hazardOf() + " ") + f.id() + ": " + f.minimal());
             f.explored().violations().forEach(v -> out.detail("    " + v));
         }
         Path dir = results.resolve("hunt").resolve(args.fixesName().replace(',', '+'));
         HuntTally merged = write(dir, report);
-        out.line((report.findings().isEmpty() ? "No finding outside the catalogue. " : report.findings().size() + " finding(s). ")
+        long outside = report.findings().stream().filter(Hunt.Finding::outsideCatalogue).count();
+        long hazards = report.findings().size() - outside;
+        out.line((outside == 0 ? "No finding outside the catalogue. " : outside + " finding(s). ")
+                + (hazards == 0 ? "" : hazards + " hazard(s) of proposals (clean with that proposal off). ")
                 + "Summary: " + results.getParent().relativize(dir.resolve("README.md"))
                 + (args.shard().equals(Shard.ALL) ? "" : " (shards merged: " + merged.shards().size() + " of " + merged.count()
                 + (merged.complete() ? "" : "; missing " + merged.missing().stream().map(Shard::toString).collect(Collectors.joining(", "))) + ")"));
-        return report.findings().isEmpty() ? 0 : 1;
+        return outside == 0 ? 0 : 1;
     }
 
     private int reproduce() {
@@ -91,8 +94,9 @@ final class HuntCommand {
         numbered(explored.steps()).forEach(out::detail);
         explored.violations().forEach(v -> out.detail("detector: " + v));
         Hunt.Classification label = hunt.classify(program, explored);
-        out.line(label.describe() + (label.explained() ? "" : ". " + whatFixesDo(program)));
-        return label.explained() ? 0 : 1;
+        boolean finding = label.kind() == Hunt.Classification.Kind.FINDING;
+        out.line(label.describe() + (finding ? ". " + whatFixesDo(program) : ""));
+        return finding ? 1 : 0;
     }
 
     private static List<String> numbered(List<String> steps) {
@@ -118,7 +122,8 @@ final class HuntCommand {
         Map<String, String> lines = new LinkedHashMap<>();
         for (Hunt.Finding f : report.findings()) {
             Map<Fix, List<Race>> single = Hunt.singleFixesRemoving(f.minimal(), report.options().fixes(), report.options().configuration());
-            lines.put(f.id(), f.minimal() + (single.isEmpty() ? "" : "; removed by " + single.keySet().stream().map(Fix::name)
+            lines.put(f.id(), (f.outsideCatalogue() ? "" : HAZARD_LINE + f.hazardOf() + " (" + f.hazardOf().upstream() + "): ")
+                    + f.minimal() + (single.isEmpty() ? "" : "; removed by " + single.keySet().stream().map(Fix::name)
                     .collect(Collectors.joining(" or ")) + " alone") + " (shard " + args.shard() + ", scenario " + f.scenario() + ")");
         }
         HuntTally mine = HuntTally.of(args, report.options().threads(), report.scenarios(), report.interleavings(), report.millis(),
@@ -230,8 +235,15 @@ final class HuntCommand {
                 + "the EngineCore behind it, the client's request X (n 1 or 2, one to three tokens, a stop string or none), up to "
                 + "two set-up rounds, then the client's calls (add_request(X) again, abort(X) by its external id, generate()'s "
                 + "cancellation by internal id) against EngineCore's iterations and the output handler's passes, each coroutine "
-                + "yielding where the deployment's yield conditions make upstream suspend. The MultiConnector's and the P "
-                + "side's operations are in neither world.\n\n");
+                + "yielding where the deployment's yield conditions make upstream suspend. Of the other programs, one in "
+                + Hunt.CONNECTOR_ONE_IN_THE_REST + " is of the connector world: a decode EngineCore whose connector is a "
+                + "MultiConnector of one or two children (NIXL's decode side; the LMCache MP connector, in tree or LMCache's own "
+                + "as the deployment says, saving nothing or every finished request; an offloader saving every finished "
+                + "request), one or two requests (a remote prefill NIXL pulls, whose handshake may fail; a prompt the LMCache "
+                + "children have cached; or both), then the client's aborts and the workers' loads landing or failing, the "
+                + "failing handshakes failing and every transfer completing, against the busy loop. The prefill side (leases, "
+                + "push mode), heterogeneous-TP handles, prefill context parallelism and the job-based offloader are in no "
+                + "world.\n\n");
         b.append("| figure | value |\n|---|---|\n");
         b.append("| scenarios explored | ").append(String.format(Locale.ROOT, "%,d", r.scenarios())).append(" |\n");
         b.append("| interleavings explored | ").append(String.format(Locale.ROOT, "%,d", r.interleavings())).append(" |\n");
@@ -248,7 +260,9 @@ final class HuntCommand {
         b.append("| interleavings ending in a modelling error | ").append(r.modellingErrors()).append(" |\n");
         b.append("| violating scenarios explained by a composition | ").append(String.format(Locale.ROOT, "%,d",
                 r.compositions().values().stream().mapToInt(HuntTally.Seen::count).sum())).append(" |\n");
-        b.append("| findings (outside the catalogue) | ").append(r.findings().size()).append(" |\n\n");
+        long hazards = r.findings().values().stream().filter(line -> line.startsWith(HAZARD_LINE)).count();
+        b.append("| findings (outside the catalogue) | ").append(r.findings().size() - hazards).append(" |\n");
+        b.append("| hazards of proposals (violations clean with that unmerged proposal off) | ").append(hazards).append(" |\n\n");
         b.append(throughput(r)).append('\n');
         b.append("## Rediscoveries\n\nA race counts in every scenario it explains, alone or in a composition.\n\n"
                 + "| race | scenarios | first after | first scenario |\n|---|---|---|---|\n");
@@ -271,6 +285,9 @@ final class HuntCommand {
         b.append("## Findings\n\n");
         if (r.findings().isEmpty()) {
             b.append("None: every violation is explained by a catalogued race.\n");
+        } else if (hazards == r.findings().size()) {
+            b.append("None outside the catalogue. Each page below is the hazard of a proposal: what its own code path does, "
+                    + "shown only with it on (vLLM main does not run it).\n\n");
         }
         r.findings().forEach((id, line) -> b.append("- [").append(id).append("](").append(id).append(".md): ").append(line).append("\n"));
         return b.toString();
@@ -330,7 +347,7 @@ final class HuntCommand {
                 .append(". Outside its world: ");
         Hunt.OUTSIDE_WORLD.entrySet().stream().sorted(Map.Entry.comparingByKey())
                 .forEach(e -> b.append(e.getKey().name()).append(" (").append(e.getValue()).append("); "));
-        b.append("the connectors' races (no MultiConnector, no P side in the programs)");
+        b.setLength(b.length() - 2);
         List<String> beyond = r.rediscoveries().keySet().stream().filter(x -> Hunt.inWorld().stream().noneMatch(w -> w.name().equals(x)))
                 .sorted().toList();
         b.append(beyond.isEmpty() ? "." : ", of which it rediscovered through the scheduler's side of their window: "
@@ -353,6 +370,9 @@ final class HuntCommand {
                 .collect(Collectors.joining(", ")) + ": a catalogued fix, with a symptom none of its races shows.";
     }
 
+    /** How a hazard's line in the shard file and the summary begins. */
+    static final String HAZARD_LINE = "hazard of the proposal ";
+
     private String finding(Hunt.Finding f) {
         StringBuilder b = new StringBuilder();
         b.append("# ").append(f.id()).append("\n\n");
@@ -367,6 +387,14 @@ final class HuntCommand {
         b.append("```\n\n**Detectors.**\n\n");
         for (Violation v : f.explored().violations()) {
             b.append("- ").append(v).append('\n');
+        }
+        if (!f.outsideCatalogue()) {
+            b.append("\n**Classification.** A hazard of the proposal ").append(f.hazardOf()).append(" (").append(f.hazardOf().upstream())
+                    .append(", not merged): with it off and every other fix of the catalogue on, every interleaving is clean, and "
+                    + "with every fix on it violates, so no catalogued fix closes it; it is what the proposal's own code path does. "
+                    + "vLLM main does not run it. Confirm it against the proposal's diff, then tell its authors, or show it is a "
+                    + "modelling artefact.\n");
+            return b.toString();
         }
         b.append("\n**Classification.** Not explained by a catalogued race (no race that breaks one of its invariants has closers "
                 + "that remove it, and no chain of such races, each exposed by the closers of the one before, up to " + Hunt.MAX_COMPOSITION + " steps long). ").append(whatFixesDo(f.minimal())).append(" Confirm it against upstream source, or show it is a "

@@ -456,6 +456,9 @@ public enum Fix {
     public java.util.Set<Fix> builtOn() {
         return switch (this) {
             case REQUIRES_KV_DELIVERY -> java.util.EnumSet.of(STALE_OUTPUT_AFTER_PREEMPT);
+            // #4939 leaves an aborted retrieve's finished_recving as its one terminal event: only #32255's scheduler frees
+            // an aborted request on finished_recving (before it, a True from request_finished waits for finished_sending)
+            case LMCACHE_MP_ABORTED_RETRIEVE_NOT_STORED -> java.util.EnumSet.of(DELAY_FREE_ABORTED_LOAD);
             default -> java.util.EnumSet.noneOf(Fix.class);
         };
     }
