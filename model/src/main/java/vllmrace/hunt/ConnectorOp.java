@@ -4,7 +4,8 @@ import java.util.Objects;
 
 /**
  * One operation of a {@link ConnectorProgram}'s actors. Actor 1 is the client and the connectors' workers (an abort, a
- * load landing or failing, a NIXL handshake failing, every transfer completing); actor 2 is the busy loop and its worker.
+ * load landing, a NIXL pull failing, a NIXL handshake failing, every transfer completing); actor 2 is the busy loop and
+ * its worker.
  * Every operation is total: where it does not apply (no load of that request in flight) it does nothing, so a generated
  * program is never a modelling error by itself.
  *
@@ -19,7 +20,11 @@ public record ConnectorOp(Kind kind, String target) {
         ABORT(true, true),
         /** worker: every child's load of target in flight lands in its blocks (a NIXL READ, an LMCache retrieve) */
         LOAD_LANDS(true, true),
-        /** worker: every child's load of target in flight fails, its blocks invalid (every NIXL handle, the retrieve) */
+        /**
+         * worker: the NIXL pull of target fails (every handle in progress ERR), its blocks invalid. The LMCache MP connector
+         * reports no load error (lmcache_mp_connector.py@474b0b8c get_block_ids_with_load_errors returns set(), "TODO: add
+         * error tracking"), so no LMCache retrieve fails visibly: a world that failed one would show what upstream cannot.
+         */
         LOAD_FAILS(true, true),
         /** NIXL handshake thread: the handshakes set up to fail fail ({@code _handle_failed_transfer(id, None)}) */
         HANDSHAKES_FAIL(true, false),

@@ -157,7 +157,7 @@ public record ConnectorProgram(List<Child> children, List<Request> requests, int
             String id = requests.get(random.nextInt(n)).id();
             int k = random.nextInt(10);
             a1.add(k < 4 ? ConnectorOp.of(Kind.ABORT, id) : k < 6 ? ConnectorOp.of(Kind.LOAD_LANDS, id)
-                    : k < 7 ? ConnectorOp.of(Kind.LOAD_FAILS, id)
+                    : k < 7 && nixl ? ConnectorOp.of(Kind.LOAD_FAILS, id)
                     : k < 8 && handshakes ? ConnectorOp.of(Kind.HANDSHAKES_FAIL) : ConnectorOp.of(Kind.TRANSFERS_COMPLETE));
         }
         List<ConnectorOp> a2 = new ArrayList<>();
@@ -221,15 +221,7 @@ public record ConnectorProgram(List<Child> children, List<Request> requests, int
         if (poolBlocks > 1) {
             out.add(() -> new ConnectorProgram(children, requests, poolBlocks - 1, setupIterations, actor1, actor2));
         }
-        List<ConnectorProgram> valid = new ArrayList<>();
-        for (Supplier<ConnectorProgram> candidate : out) {
-            try {
-                valid.add(candidate.get());
-            } catch (IllegalArgumentException e) {
-                // not a program (no request left, a load without its child, a pool too small): not a candidate
-            }
-        }
-        return valid;
+        return Program.valid(out);
     }
 
     @Override

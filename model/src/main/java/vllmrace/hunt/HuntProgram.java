@@ -210,15 +210,7 @@ public record HuntProgram(List<HuntRequest> requests, int poolBlocks, int setupI
         if (role != Role.CONSUMER) {
             out.add(() -> new HuntProgram(requests, poolBlocks, setupIterations, actor1, actor2, batchQueue, Role.CONSUMER));
         }
-        List<HuntProgram> valid = new ArrayList<>();
-        for (java.util.function.Supplier<HuntProgram> candidate : out) {
-            try {
-                valid.add(candidate.get());
-            } catch (IllegalArgumentException e) {
-                // not a program (a lost push without its abort, a pool too small for a request): not a candidate
-            }
-        }
-        return valid;
+        return Program.valid(out);
     }
 
     @Override

@@ -20,4 +20,17 @@ public sealed interface Program permits HuntProgram, FrontendProgram, ConnectorP
 
     /** Valid programs one step smaller. */
     List<? extends Program> shrinkCandidates();
+
+    /** The candidates that build: one its constructor refuses (IllegalArgumentException) is no program, so no candidate. */
+    static <P extends Program> List<P> valid(List<java.util.function.Supplier<P>> candidates) {
+        List<P> valid = new java.util.ArrayList<>();
+        for (java.util.function.Supplier<P> candidate : candidates) {
+            try {
+                valid.add(candidate.get());
+            } catch (IllegalArgumentException e) {
+                // a lost push without its abort, a load without its child, a pool too small: not a candidate
+            }
+        }
+        return valid;
+    }
 }

@@ -240,10 +240,10 @@ final class HuntCommand {
                 + "MultiConnector of one or two children (NIXL's decode side; the LMCache MP connector, in tree or LMCache's own "
                 + "as the deployment says, saving nothing or every finished request; an offloader saving every finished "
                 + "request), one or two requests (a remote prefill NIXL pulls, whose handshake may fail; a prompt the LMCache "
-                + "children have cached; or both), then the client's aborts and the workers' loads landing or failing, the "
-                + "failing handshakes failing and every transfer completing, against the busy loop. The prefill side (leases, "
-                + "push mode), heterogeneous-TP handles, prefill context parallelism and the job-based offloader are in no "
-                + "world.\n\n");
+                + "children have cached; or both), then the client's aborts and the workers' loads landing and NIXL pulls "
+                + "failing, the failing handshakes failing and every transfer completing, against the busy loop. The prefill "
+                + "side (leases, push mode), heterogeneous-TP handles, prefill context parallelism and the job-based "
+                + "offloader are in no world.\n\n");
         b.append("| figure | value |\n|---|---|\n");
         b.append("| scenarios explored | ").append(String.format(Locale.ROOT, "%,d", r.scenarios())).append(" |\n");
         b.append("| interleavings explored | ").append(String.format(Locale.ROOT, "%,d", r.interleavings())).append(" |\n");
