@@ -248,7 +248,9 @@ public final class Scheduler {
      * waiting requests: a {@code WAITING_FOR_REMOTE_KVS} request is promoted only once its {@code finished_recving}
      * arrived ({@code _update_waiting_for_remote_kv}); a new request asks the connector for external tokens, and an
      * async load allocates the blocks, starts the load ({@code update_state_after_alloc}) and parks the request
-     * in {@code WAITING_FOR_REMOTE_KVS}. A running request whose blocks cannot be allocated preempts the tail of
+     * in {@code WAITING_FOR_REMOTE_KVS}; any other admitted request tells the connector its blocks too, with 0 external
+     * tokens (upstream calls {@code update_state_after_alloc} for every request it allocates from waiting: the job-based
+     * offloader's reuse fence needs a local request's blocks as much as a loading one's). A running request whose blocks cannot be allocated preempts the tail of
      * {@code running} (FCFS {@code self.running.pop()}) until the allocation succeeds or the victim is itself, which ends
      * the running loop (with #49675 also a victim whose free would be deferred, before it is touched); in a step that preempted, no waiting request is admitted ({@code if not preempted_reqs}). A
      * waiting request whose blocks cannot be allocated waits. A PREEMPTED request in {@code waiting} is admitted like a new
@@ -345,6 +347,9 @@ public final class Scheduler {
             int n = numTokensToSchedule(request);
             if (!allocateSlots(request, n)) {
                 break;
+            }
+            if (connector != null) { // upstream calls it for every request it allocates from waiting: 0 external tokens here
+                connector.updateStateAfterAlloc(request, kvCacheManager.getBlockIds(request.requestId()), 0);
             }
             popWaiting();
             request.setStatus(RequestStatus.RUNNING);

@@ -60,9 +60,9 @@ import vllmrace.model.upstream.UpstreamPins;
  * requests end with nothing to store: there upstream's made-up send and the model's immediate free are the same event,
  * except in this window, which the model follows in both modes. A request this child loaded has nothing to save (its
  * hit counts as stored: {@code tracker.increase_num_stored_blocks(num_lmcache_blocks)}): a saving child returns True and
- * makes up the send, reading no block. The offloader ({@link #offloader}) has no made-up sends and saves every finished
- * request; the fuzzer and the hunt offer it no hit, so it loads nothing (were it to load, saving what it loaded would
- * over-approximate upstream's offloader, which runs no store then).
+ * makes up the send, reading no block. The offloader ({@link #offloader}) has no made-up sends: a request whose KV it
+ * loaded, or is loading, is freed at once (offloading_connector.py returns True only while a store of the request runs,
+ * and none runs for KV it loaded); any other finished request is saved.
  *
  * <p>Thread-safe: every method is synchronized on the connector. Caller errors throw before any state changes.
  */
@@ -166,6 +166,9 @@ public final class LmCacheConnector extends AsyncLoadingChild {
             kvCacheManager.violations().record(ViolationKind.LOOKUP_LOCKS_LEAKED, request.requestId(), name() + ": "
                     + request.requestId() + " ended while its tracker was PREFETCHING; _cleanup_request_tracker only pops the tracker, "
                     + "so the LMCache server keeps the lookup's read locks until their TTL (300 s by default) and cannot evict those chunks");
+        }
+        if (!mpAdapter && loaded(request.requestId())) {
+            return RequestFinishedResult.FREE_NOW; // the offloader: no store runs for KV it loaded, nor while loading it
         }
         if (mpAdapter && hasUnreportedLoad(request.requestId())) {
             if (!fixes.isOn(Fix.LMCACHE_MP_ABORTED_RETRIEVE_NOT_STORED)) { // LMCache's adapter: either connector has it

@@ -20,7 +20,7 @@ import vllmrace.model.sched.Request;
  * What a request that ends while the child's own load of it is unreported gets back (SynthesizedSendForAbortedRetrieve):
  * LMCache's MP connector returns True and its worker makes up a finished_sending at the next poll that sees the id
  * (LMCache #4938) unless LMCache #4939's proposal is on. A request the MP connector loaded and reported starts no save:
- * its send is made up too. An offloader makes up nothing.
+ * its send is made up too. An offloader makes up nothing and runs no store for what it loaded.
  */
 class LmCacheMadeUpSendTest {
     private final ViolationLog log = new ViolationLog();
@@ -71,6 +71,15 @@ class LmCacheMadeUpSendTest {
         assertEquals(Set.of(), offloader.getFinished(Set.of("R")).finishedSending(), "reported when the save lands, not made up");
         offloader.completeSave("R");
         assertEquals(Set.of("R"), offloader.getFinished(Set.of()).finishedSending());
+    }
+
+    @Test
+    void anOffloaderRunsNoStoreForWhatItLoaded() {
+        LmCacheConnector offloader = loading(LmCacheConnector.offloader("OffloadingConnector", kv, FixSet.upstreamMain(), Configuration.DEFAULT));
+        assertEquals(RequestFinishedResult.FREE_NOW, offloader.requestFinished(r, kv.getBlockIds("R")), "still loading: no store");
+        offloader.completeLoad("R");
+        assertEquals(Set.of("R"), offloader.getFinished(Set.of("R")).finishedRecving());
+        assertEquals(Set.of(), offloader.getFinished(Set.of("R")).finishedSending(), "nothing made up");
     }
 
     @Test
