@@ -39,30 +39,15 @@ public final class ConnectorHuntScenario extends RigScenario<ConnectorRig> {
     private final List<ChildConnector> children = new ArrayList<>();
 
     public ConnectorHuntScenario(ConnectorProgram program, FixSet fixes, Configuration configuration) {
-        this(program, new ConnectorHuntScenario.Children(), Objects.requireNonNull(fixes, "fixes"),
-                Objects.requireNonNull(configuration, "configuration"));
-    }
-
-    /** Holds the children the rig builds, before this scenario exists. */
-    private static final class Children {
-        final List<ChildConnector> built = new ArrayList<>();
-    }
-
-    private ConnectorHuntScenario(ConnectorProgram program, Children c, FixSet fixes, Configuration configuration) {
-        super(new ConnectorRig(fixes, configuration, program.poolBlocks(), kv -> {
-            boolean outOfTree = configuration.isOn(ConfigSwitch.OUT_OF_TREE_LMCACHE_MP);
-            for (Child child : program.children()) {
-                c.built.add(switch (child) {
+        super(new ConnectorRig(Objects.requireNonNull(fixes, "fixes"), Objects.requireNonNull(configuration, "configuration"),
+                program.poolBlocks(), kv -> program.children().stream().map(child -> (ChildConnector) switch (child) {
                     case NIXL -> new NixlDecodeConnector(child.configName(), kv, fixes);
-                    case LMCACHE, LMCACHE_SAVING -> outOfTree
+                    case LMCACHE, LMCACHE_SAVING -> configuration.isOn(ConfigSwitch.OUT_OF_TREE_LMCACHE_MP)
                             ? LmCacheConnector.outOfTree(child.configName(), kv, child == Child.LMCACHE_SAVING)
                             : new LmCacheConnector(child.configName(), kv, child == Child.LMCACHE_SAVING, fixes, configuration);
                     case OFFLOADING -> LmCacheConnector.offloader(child.configName(), kv, fixes, configuration);
-                });
-            }
-            return List.copyOf(c.built);
-        }), vllmrace.races.Params.DEFAULT);
-        children.addAll(c.built);
+                }).toList()), vllmrace.races.Params.DEFAULT);
+        children.addAll(rig.children());
         for (ChildConnector child : children) {
             if (child instanceof NixlDecodeConnector n) {
                 nixl.add(n);

@@ -477,13 +477,12 @@ public final class Hunt {
         Deployed remedied = Deployed.remedied(options.configuration());
         Fix aside = null; // a proposal whose own hazard this program shows with it on: kept off in "every fix on but X"
         if (!explore(program, remedied).clean()) {
-            Fix proposal = proposalAside(program, remedied);
-            aside = proposal;
-            if (proposal == null) {
+            aside = proposalAside(program, remedied);
+            if (aside == null) {
                 return Classification.FINDING;
             }
-            if (hunted().runs(proposal) && explore(program, hunted().without(proposal)).clean()) {
-                return Classification.hazard(proposal);
+            if (hunted().runs(aside) && explore(program, hunted().without(aside)).clean()) {
+                return Classification.hazard(aside);
             }
             // the proposal's hazard shows only with it on; what the hunt's fixes show is classified as usual
         }

@@ -167,19 +167,20 @@ public final class LmCacheConnector extends AsyncLoadingChild {
                     + request.requestId() + " ended while its tracker was PREFETCHING; _cleanup_request_tracker only pops the tracker, "
                     + "so the LMCache server keeps the lookup's read locks until their TTL (300 s by default) and cannot evict those chunks");
         }
-        if (!mpAdapter && loaded(request.requestId())) {
-            return RequestFinishedResult.FREE_NOW; // the offloader: no store runs for KV it loaded, nor while loading it
-        }
-        if (mpAdapter && hasUnreportedLoad(request.requestId())) {
-            if (!fixes.isOn(Fix.LMCACHE_MP_ABORTED_RETRIEVE_NOT_STORED)) { // LMCache's adapter: either connector has it
-                madeUpSends.add(request.requestId()); // no store future: get_finished puts the id in ret_stores
+        if (loaded(request.requestId())) { // KV this child loaded (or is loading) is stored already: no store runs for it
+            if (!mpAdapter) {
+                return RequestFinishedResult.FREE_NOW; // the offloader: True only while a store runs
             }
-            return new RequestFinishedResult(true, null); // request_finished: return True, None
-        }
-        if (mpAdapter && saveEveryFinished && loaded(request.requestId())) {
-            // its hit counts as stored (num_stored_blocks), so no store runs: True, and the worker's made-up send frees it
-            madeUpSends.add(request.requestId());
-            return new RequestFinishedResult(true, null);
+            if (hasUnreportedLoad(request.requestId())) { // its own retrieve still owes its finished_recving
+                if (!fixes.isOn(Fix.LMCACHE_MP_ABORTED_RETRIEVE_NOT_STORED)) { // LMCache's adapter: either connector has it
+                    madeUpSends.add(request.requestId()); // no store future: get_finished puts the id in ret_stores
+                }
+                return new RequestFinishedResult(true, null); // request_finished: return True, None
+            }
+            if (saveEveryFinished) { // the worker's made-up send frees it
+                madeUpSends.add(request.requestId());
+                return new RequestFinishedResult(true, null);
+            }
         }
         if (!saveEveryFinished || blockIds.isEmpty()) {
             return RequestFinishedResult.FREE_NOW;
