@@ -342,12 +342,8 @@ public final class Hunt {
             Map.entry(Race.ExtraSaveCountNeverDrained, "the connector programs run one worker: no prefill context parallelism"),
             Map.entry(Race.NonChosenChildBlindToLoad, "the job-based offloader and its reuse fence are not a child kind of the "
                     + "connector programs"),
-            Map.entry(Race.CancelBeforeSubmitStrandsPrefill, "the prefill side's Mooncake leases are in no world"),
-            Map.entry(Race.PushSendNeverReported, "the NIXL push mode and the prefill side's leases are in no world"),
-            Map.entry(Race.PushPostFailureDecodeWaits, "the NIXL push mode is in no world"),
-            Map.entry(Race.LeaseReaperHeadOfLine, "the prefill side's leases and D's heartbeats are in no world"),
-            Map.entry(Race.LeaseExpiredReadAfterFree, "the prefill side's leases are in no world"),
-            Map.entry(Race.BidirectionalTurn2ReadsExpired, "bidirectional transfers and their leases are in no world"));
+            Map.entry(Race.CancelBeforeSubmitStrandsPrefill, "it spans two engines: the decode side's frontend (generate() "
+                    + "cancelled inside add_request) and the prefill side's lease; each world holds one engine"));
 
     /**
      * The catalogued races the hunt's worlds hold (races with a closer, found in their reported variant, not in

@@ -7,8 +7,8 @@ import vllmrace.races.RaceScenario;
 
 /**
  * A program of the hunt, in one of its worlds: {@link HuntProgram} over one EngineCore process (the busy loop, the
- * scheduler, a block pool, a KV connector), {@link FrontendProgram} over AsyncLLM and the EngineCore behind it, {@link ConnectorProgram} over a decode EngineCore whose
- * connector is a MultiConnector of NIXL and LMCache-like children. The hunt
+ * scheduler, a block pool, a KV connector), {@link FrontendProgram} over AsyncLLM and the EngineCore behind it, {@link ConnectorProgram} over an EngineCore whose
+ * connector is a MultiConnector of NIXL (in one of its roles, decode or prefill side) and LMCache-like children. The hunt
  * explores, classifies and shrinks either the same way.
  */
 public sealed interface Program permits HuntProgram, FrontendProgram, ConnectorProgram {

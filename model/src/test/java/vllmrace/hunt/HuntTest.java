@@ -121,7 +121,7 @@ class HuntTest {
         var step = List.of(ConnectorOp.of(ConnectorOp.Kind.ITERATION));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> new ConnectorProgram(lm,
                 List.of(new ConnectorProgram.Request("A", 1, 1, true, false, false)), 2, 0, abort, step)).getMessage()
-                .contains("NIXL child"), "a remote prefill without NIXL");
+                .contains("NIXL decode child"), "a remote prefill without NIXL");
         assertThrows(IllegalArgumentException.class, () -> new ConnectorProgram(List.of(ConnectorProgram.Child.NIXL,
                 ConnectorProgram.Child.NIXL), a, 2, 0, abort, step), "a child twice");
         assertThrows(IllegalArgumentException.class, () -> new ConnectorProgram(lm, a, 2, 0, step, abort), "actors swapped");
@@ -129,6 +129,76 @@ class HuntTest {
         assertThrows(IllegalArgumentException.class, () -> new ConnectorProgram.Request("A", 1, 1, false, true, false),
                 "a failing handshake without a remote prefill");
         assertThrows(IllegalArgumentException.class, () -> ConnectorOp.of(ConnectorOp.Kind.ABORT), "an abort of nothing");
+    }
+
+    /**
+     * NIXL's other roles are in the connector world: the prefill side pulled from (its lease expires before the decode
+     * side's READ), the prefill side pushing (a heartbeat renews the head lease and the reaper stops there), the decode side
+     * pushed to (a rank's post fails), the bidirectional decode side (the turn-2 READ after its TTL). Each program is its
+     * catalogued race where that race is open, and clean under the race's closer.
+     */
+    @Test
+    void nixlsOtherRolesAreInTheConnectorWorld() {
+        vllmrace.model.deploy.Profile main = vllmrace.model.deploy.Profile.MAIN;
+        Hunt onMain = new Hunt(new Hunt.Options(SEED, main.fixes(), main.configuration(), "main", 1, 1, 1));
+        Hunt none = new Hunt(new Hunt.Options(SEED, FixSet.none(), Configuration.DEFAULT, "none", 1, 1, 1));
+        var two = List.of(new ConnectorProgram.Request("A", 1, 1, false, false, false),
+                new ConnectorProgram.Request("B", 1, 1, false, false, false));
+        var threeIterations = List.of(ConnectorOp.of(ConnectorOp.Kind.ITERATION), ConnectorOp.of(ConnectorOp.Kind.ITERATION),
+                ConnectorOp.of(ConnectorOp.Kind.ITERATION));
+
+        ConnectorProgram lateRead = new ConnectorProgram(List.of(ConnectorProgram.Child.NIXL_PULL_PREFILL), two, 2, 2,
+                List.of(ConnectorOp.of(ConnectorOp.Kind.REMOTE_READ, "A")), threeIterations);
+        assertRediscovered(onMain, lateRead, main, Race.LeaseExpiredReadAfterFree, vllmrace.model.fix.Fix.DECLINE_EXPIRED_REMOTE_READ);
+
+        ConnectorProgram turn2 = new ConnectorProgram(List.of(ConnectorProgram.Child.NIXL_BIDIRECTIONAL), two, 2, 2,
+                List.of(ConnectorOp.of(ConnectorOp.Kind.REMOTE_READ, "A")), threeIterations);
+        Hunt.Explored offTurn2 = Hunt.explore(turn2, FixSet.none());
+        assertEquals(Hunt.Classification.rediscovery(List.of(Race.BidirectionalTurn2ReadsExpired)), none.classify(turn2, offTurn2));
+        assertTrue(Hunt.explore(turn2, main.fixes(), main.configuration()).clean(), "#47021 is merged: clean on vLLM main");
+
+        ConnectorProgram postFails = new ConnectorProgram(List.of(ConnectorProgram.Child.NIXL_PUSH_DECODE),
+                List.of(new ConnectorProgram.Request("A", 1, 1, true, false, false)), 2, 1,
+                List.of(ConnectorOp.of(ConnectorOp.Kind.PUSH_LANDS, "A"), ConnectorOp.of(ConnectorOp.Kind.PUSH_POST_FAILS, "A")),
+                List.of(ConnectorOp.of(ConnectorOp.Kind.ITERATION)));
+        assertRediscovered(onMain, postFails, main, Race.PushPostFailureDecodeWaits, vllmrace.model.fix.Fix.PUSH_FAILURE_NOTIFIED);
+
+        ConnectorProgram pushed = new ConnectorProgram(List.of(ConnectorProgram.Child.NIXL_PUSH_PREFILL),
+                List.of(new ConnectorProgram.Request("A", 1, 1, false, false, false)), 2, 2,
+                List.of(ConnectorOp.of(ConnectorOp.Kind.WRITES_POSTED, "A"), ConnectorOp.of(ConnectorOp.Kind.WRITE_COMPLETES, "A"),
+                        ConnectorOp.of(ConnectorOp.Kind.WRITE_COMPLETES, "A")), List.of(ConnectorOp.of(ConnectorOp.Kind.ITERATION)));
+        assertRediscovered(onMain, pushed, main, Race.PushSendNeverReported, vllmrace.model.fix.Fix.PUSH_SEND_REPORTED_PER_DIRECTION);
+
+        ConnectorProgram renewed = new ConnectorProgram(List.of(ConnectorProgram.Child.NIXL_PUSH_PREFILL), two, 4, 2,
+                List.of(ConnectorOp.of(ConnectorOp.Kind.HEARTBEAT, "A")), threeIterations);
+        assertRediscovered(onMain, renewed, main, Race.LeaseReaperHeadOfLine, vllmrace.model.fix.Fix.REAP_EVERY_EXPIRED_LEASE);
+
+        var read = List.of(ConnectorOp.of(ConnectorOp.Kind.REMOTE_READ, "A"));
+        var step = List.of(ConnectorOp.of(ConnectorOp.Kind.ITERATION));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> new ConnectorProgram(List.of(ConnectorProgram.Child.NIXL,
+                ConnectorProgram.Child.NIXL_PULL_PREFILL), two, 2, 0, read, step)).getMessage().contains("NIXL in one role"));
+        assertThrows(IllegalArgumentException.class, () -> new ConnectorProgram(List.of(ConnectorProgram.Child.LMCACHE), two, 2, 0,
+                read, step), "a remote READ with no side holding blocks for it");
+        assertThrows(IllegalArgumentException.class, () -> new ConnectorProgram(List.of(ConnectorProgram.Child.NIXL_BIDIRECTIONAL),
+                two, 2, 0, List.of(ConnectorOp.of(ConnectorOp.Kind.HEARTBEAT, "A")), step), "the bidirectional TTL takes no heartbeat");
+        assertThrows(IllegalArgumentException.class, () -> new ConnectorProgram(List.of(ConnectorProgram.Child.NIXL_PUSH_DECODE,
+                ConnectorProgram.Child.LMCACHE), List.of(new ConnectorProgram.Request("A", 1, 1, true, false, true)), 2, 0,
+                List.of(ConnectorOp.of(ConnectorOp.Kind.ABORT, "A")), step), "a pushed prompt also cached");
+        assertThrows(IllegalArgumentException.class, () -> new ConnectorProgram(List.of(ConnectorProgram.Child.NIXL_PUSH_DECODE),
+                List.of(new ConnectorProgram.Request("A", 1, 1, true, true, false)), 2, 0,
+                List.of(ConnectorOp.of(ConnectorOp.Kind.ABORT, "A")), step), "a failing handshake is the pulling decode side's");
+        assertTrue(java.util.stream.IntStream.range(0, 3000).mapToObj(i -> Hunt.program(SEED, i))
+                .filter(p -> p instanceof ConnectorProgram).map(p -> (ConnectorProgram) p)
+                .flatMap(c -> c.children().stream()).collect(java.util.stream.Collectors.toSet())
+                .containsAll(List.of(ConnectorProgram.Child.values())), "every child kind is drawn");
+    }
+
+    private static void assertRediscovered(Hunt hunt, ConnectorProgram program, vllmrace.model.deploy.Profile profile, Race race,
+                                           vllmrace.model.fix.Fix closer) {
+        Hunt.Explored e = Hunt.explore(program, profile.fixes(), profile.configuration());
+        assertTrue(e.violates(), program + ": " + e.invariants());
+        assertEquals(Hunt.Classification.rediscovery(List.of(race)), hunt.classify(program, e), program.toString());
+        assertTrue(Hunt.explore(program, profile.fixes().with(closer), profile.configuration()).clean(), closer + " closes it");
     }
 
     /** Shards of one hunt take disjoint programs that together are the unsharded hunt's, with the same figures summed. */

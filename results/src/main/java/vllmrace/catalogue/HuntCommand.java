@@ -236,14 +236,17 @@ final class HuntCommand {
                 + "two set-up rounds, then the client's calls (add_request(X) again, abort(X) by its external id, generate()'s "
                 + "cancellation by internal id) against EngineCore's iterations and the output handler's passes, each coroutine "
                 + "yielding where the deployment's yield conditions make upstream suspend. Of the other programs, one in "
-                + Hunt.CONNECTOR_ONE_IN_THE_REST + " is of the connector world: a decode EngineCore whose connector is a "
-                + "MultiConnector of one or two children (NIXL's decode side; the LMCache MP connector, in tree or LMCache's own "
-                + "as the deployment says, saving nothing or every finished request; an offloader saving every finished "
-                + "request), one or two requests (a remote prefill NIXL pulls, whose handshake may fail; a prompt the LMCache "
-                + "children have cached; or both), then the client's aborts and the workers' loads landing and NIXL pulls "
-                + "failing, the failing handshakes failing and every transfer completing, against the busy loop. The prefill "
-                + "side (leases, push mode), heterogeneous-TP handles, prefill context parallelism and the job-based "
-                + "offloader are in no world.\n\n");
+                + Hunt.CONNECTOR_ONE_IN_THE_REST + " is of the connector world: an EngineCore whose connector is a "
+                + "MultiConnector of one or two children (NIXL in one role: the decode side pulling or pushed to, the prefill "
+                + "side pulled from or pushing under a lease, the bidirectional decode side holding turn-1 blocks; the LMCache "
+                + "MP connector, in tree or LMCache's own as the deployment says, saving nothing or every finished request; an "
+                + "offloader saving every finished request), one or two requests (a remote prefill NIXL pulls, whose handshake "
+                + "may fail, or pushes; a prompt the LMCache children have cached; or both), then the client's aborts, the "
+                + "workers' loads landing and NIXL pulls failing, the failing handshakes failing, the remote side's READs of "
+                + "held blocks, D's heartbeats, a push's WRITEs posted, completing or failing, a pushing rank's WRITE landing or "
+                + "its post failing, and every transfer completing, against the busy loop. A decode frontend cancelling before "
+                + "its prefill side's lease ends (two engines), heterogeneous-TP handles, prefill context parallelism and the "
+                + "job-based offloader are in no world.\n\n");
         b.append("| figure | value |\n|---|---|\n");
         b.append("| scenarios explored | ").append(String.format(Locale.ROOT, "%,d", r.scenarios())).append(" |\n");
         b.append("| interleavings explored | ").append(String.format(Locale.ROOT, "%,d", r.interleavings())).append(" |\n");

@@ -118,6 +118,17 @@ public final class NixlPushProducer extends NixlLeaseHolder {
         handleInProgress(requestId, handle)[handle] = Write.ERR;
     }
 
+    /** The first of {@code requestId}'s WRITE handles still in progress, or -1 if none is (or nothing is posted). */
+    public synchronized int firstWriteInProgress(String requestId) {
+        Write[] handles = sendingTransfers.get(Objects.requireNonNull(requestId, "requestId"));
+        for (int h = 0; handles != null && h < handles.length; h++) {
+            if (handles[h] == Write.PROC) {
+                return h;
+            }
+        }
+        return -1;
+    }
+
     private Write[] handleInProgress(String requestId, int handle) {
         Write[] handles = sendingTransfers.get(Objects.requireNonNull(requestId, "requestId"));
         if (handles == null || handle < 0 || handle >= handles.length || handles[handle] != Write.PROC) {
