@@ -69,7 +69,9 @@ public enum LinearizabilityCheck {
     public static final java.util.Map<Race, String> LIVENESS_ONLY = java.util.Map.of(
             Race.DelayFreedNeverReleased, "LV2: an aborted load whose push never lands is never freed; every operation returns what the specification says",
             Race.SkippedWaitingAdmissionDeadlock, "LV1: a request waits forever behind a blockless load; no operation returns a wrong result",
-            Race.PushPostFailureDecodeWaits, "LV1: the decode side waits for a push that failed; no operation returns a wrong result");
+            Race.PushPostFailureDecodeWaits, "LV1: the decode side waits for a push that failed; no operation returns a wrong result",
+            Race.PushPostFailureAbortedLeaks, "LV2: an aborted request waiting for a push that failed is never freed; every "
+                    + "operation returns what the specification says");
 
     /** A check's bounded-exhaustive form: its proofs under some fixes and configuration (null: the check's own). */
     @FunctionalInterface

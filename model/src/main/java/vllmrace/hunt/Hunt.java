@@ -482,6 +482,9 @@ public final class Hunt {
             }
             // the proposal's hazard shows only with it on; what the hunt's fixes show is classified as usual
         }
+        // that proposal's hazard is not what the program shows: classifying, it is never switched on as a closer (a full
+        // closer that alone frees a leaked block while a WRITE still lands would otherwise hide the leak's own cause)
+        Fix hazardous = aside != null && !hunted().runs(aside) ? aside : null;
         List<Race> candidates = new ArrayList<>();
         for (Race race : IN_WORLD) { // a race outside every world cannot be what a program shows
             if (closable(race, hunted()) && sharesAnInvariant(race, explored)) {
@@ -490,13 +493,14 @@ public final class Hunt {
         }
         Map<Deployed, Explored> seen = new java.util.HashMap<>();
         for (Race race : candidates) { // behaves as the race does: each of its closers alone removes it
-            if (race.closers().full().stream().allMatch(fix -> seen.computeIfAbsent(hunted().withFixes(java.util.Set.of(fix)),
+            List<Fix> closers = race.closers().full().stream().filter(fix -> fix != hazardous).toList();
+            if (!closers.isEmpty() && closers.stream().allMatch(fix -> seen.computeIfAbsent(hunted().withFixes(java.util.Set.of(fix)),
                     d -> explore(program, d)).clean())) {
                 return Classification.rediscovery(List.of(race));
             }
         }
         for (Race race : candidates) { // else its closers together do
-            if (seen.computeIfAbsent(hunted().withClosers(List.of(race)), d -> explore(program, d)).clean()) {
+            if (seen.computeIfAbsent(closing(List.of(race), hazardous), d -> explore(program, d)).clean()) {
                 return Classification.rediscovery(List.of(race));
             }
         }
@@ -517,13 +521,13 @@ public final class Hunt {
         if (!chain.isEmpty()) {
             return Classification.composition(chain);
         }
-        if (!candidates.isEmpty() && seen.computeIfAbsent(hunted().withClosers(candidates), d -> explore(program, d)).clean()) {
+        if (!candidates.isEmpty() && seen.computeIfAbsent(closing(candidates, hazardous), d -> explore(program, d)).clean()) {
             // together they remove it: credit those whose closers the others cannot do without
             List<Race> together = new ArrayList<>();
             for (Race race : candidates) {
                 List<Race> others = new ArrayList<>(candidates);
                 others.remove(race);
-                if (!seen.computeIfAbsent(hunted().withClosers(others), d -> explore(program, d)).clean()) {
+                if (!seen.computeIfAbsent(closing(others, hazardous), d -> explore(program, d)).clean()) {
                     together.add(race);
                 }
             }
@@ -532,6 +536,12 @@ public final class Hunt {
             }
         }
         return Classification.FINDING;
+    }
+
+    /** The hunt's deployment with {@code races}' closers on, less {@code hazardous} (null: none) whose hazard the program shows. */
+    private Deployed closing(List<Race> races, Fix hazardous) {
+        Deployed closed = hunted().withClosers(races);
+        return hazardous == null ? closed : closed.without(hazardous);
     }
 
     /**

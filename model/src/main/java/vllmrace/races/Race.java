@@ -24,6 +24,7 @@ import vllmrace.races.connector.LookupLocksLeakOnEarlyAbortScenario;
 import vllmrace.races.connector.SynthesizedSendForAbortedRetrieveScenario;
 import vllmrace.races.connector.NonChosenChildBlindToLoadScenario;
 import vllmrace.races.connector.NotifOnlyFailedRecvForRemovedScenario;
+import vllmrace.races.connector.PushPostFailureAbortedLeaksScenario;
 import vllmrace.races.connector.PushPostFailureDecodeWaitsScenario;
 import vllmrace.races.connector.PushSendNeverReportedScenario;
 import vllmrace.races.connector.SiblingHandleWritesAfterFailureScenario;
@@ -331,6 +332,15 @@ public enum Race {
             PushPostFailureDecodeWaitsScenario.Outcome.class,
             (fixes, config, p) -> new PushPostFailureDecodeWaitsScenario(fixes, config, p),
             List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1), Params.of("maxTokens", 2))),
+    PushPostFailureAbortedLeaks(
+            Component.CONNECTOR,
+            "#46283's leak through PR #50754's lost notification (both open; found by this suite's hunt on vLLM main)",
+            Closers.of(Fix.PUSH_FAILURE_NOTIFIED, Fix.RECLAIM_ABORTED_RECV),
+            Expectation.BUG_FOUND,
+            Window.LOST_EVENT,
+            PushPostFailureAbortedLeaksScenario.Outcome.class,
+            (fixes, config, p) -> new PushPostFailureAbortedLeaksScenario(fixes, config, p),
+            List.of(Params.DEFAULT, Params.of(RigScenario.PRIOR_USE, 1))),
     ExtraSaveCountNeverDrained(
             Component.CONNECTOR,
             "#53903 (after #52779)",

@@ -193,6 +193,28 @@ class HuntTest {
                 .containsAll(List.of(ConnectorProgram.Child.values())), "every child kind is drawn");
     }
 
+    /**
+     * Found by the hunt on vLLM main, now catalogued: on a push decode side the client aborts A while it waits, a rank's
+     * post fails, and the other rank's WRITE lands only after; A is held by #32255's delayed free for a report that never
+     * comes. #46289's reclaim would free it but its own hazard (the late WRITE into the freed block) shows with it on, so
+     * classification never switches it on: #50754's PUSH_FAIL alone removes the leak.
+     */
+    @Test
+    void anAbortedPushWhosePostFailedIsCataloguedNotAFinding() {
+        vllmrace.model.deploy.Profile main = vllmrace.model.deploy.Profile.MAIN;
+        ConnectorProgram program = new ConnectorProgram(List.of(ConnectorProgram.Child.NIXL_PUSH_DECODE),
+                List.of(new ConnectorProgram.Request("A", 1, 1, true, false, false)), 2, 1,
+                List.of(ConnectorOp.of(ConnectorOp.Kind.ABORT, "A"), ConnectorOp.of(ConnectorOp.Kind.PUSH_POST_FAILS, "A")),
+                List.of(ConnectorOp.of(ConnectorOp.Kind.ITERATION), ConnectorOp.of(ConnectorOp.Kind.ITERATION),
+                        ConnectorOp.of(ConnectorOp.Kind.ITERATION)));
+        Hunt.Explored e = Hunt.explore(program, main.fixes(), main.configuration());
+        assertEquals(java.util.Set.of("LV2"), e.invariants());
+        Hunt onMain = new Hunt(new Hunt.Options(SEED, main.fixes(), main.configuration(), "main", 1, 1, 1));
+        assertEquals(Hunt.Classification.rediscovery(List.of(Race.PushPostFailureAbortedLeaks)), onMain.classify(program, e));
+        assertEquals(java.util.Set.of("SC4"), Hunt.explore(program, FixSet.all()).invariants(), "the reclaim's own hazard");
+        assertTrue(Hunt.explore(program, main.fixes().with(vllmrace.model.fix.Fix.PUSH_FAILURE_NOTIFIED), main.configuration()).clean());
+    }
+
     private static void assertRediscovered(Hunt hunt, ConnectorProgram program, vllmrace.model.deploy.Profile profile, Race race,
                                            vllmrace.model.fix.Fix closer) {
         Hunt.Explored e = Hunt.explore(program, profile.fixes(), profile.configuration());
