@@ -37,6 +37,53 @@ public final class AllInterleavings {
         return out;
     }
 
+    /**
+     * Where a search for the first violating schedule stopped. {@code explored} counts the schedules run, the stopping
+     * one included; {@code total} is how many the scenario has (every merge of its two step lists). {@code schedule} and
+     * {@code outcome} are the stopping schedule's: a violation, a modelling error, or (none violated) null and null.
+     * {@code error} names a modelling error or a throwing arbiter, else null: never a find.
+     */
+    public record FirstViolation(int explored, int total, Schedule schedule, RaceOutcome outcome, String error) {
+        public boolean found() {
+            return error == null && outcome != null && outcome.violation();
+        }
+
+        /** Every schedule ran (none violated, no error): the whole enumeration, counted. */
+        public boolean exhaustive() {
+            return error == null && outcome == null && explored == total;
+        }
+    }
+
+    /**
+     * Runs the scenario's schedules in enumeration order ({@link Schedule#all}), each on a fresh scenario, and stops at
+     * the first that violates or is a modelling error (its outcome, or an arbiter that throws); with none, every
+     * schedule has run. The step enumerator's time to a first counterexample, and its whole enumeration of a clean one.
+     */
+    public static FirstViolation firstViolation(Supplier<? extends RaceScenario> scenario) {
+        List<Schedule> all = Schedule.all(scenario.get());
+        int explored = 0;
+        for (Schedule schedule : all) {
+            explored++;
+            RaceScenario fresh = scenario.get();
+            RaceOutcome outcome;
+            try {
+                outcome = schedule.run(fresh, false).outcome();
+            } catch (RuntimeException e) {
+                RuntimeException failure = fresh.unexpectedActorFailure();
+                return new FirstViolation(explored, all.size(), schedule, null, "schedule " + schedule + ": the arbiter threw " + e
+                        + (failure == null ? "" : "; an actor raised " + failure));
+            }
+            if (outcome.modellingError()) {
+                return new FirstViolation(explored, all.size(), schedule, outcome, "schedule " + schedule + " ended "
+                        + ((Enum<?>) outcome).name() + " (a modelling error)");
+            }
+            if (outcome.violation()) {
+                return new FirstViolation(explored, all.size(), schedule, outcome, null);
+            }
+        }
+        return new FirstViolation(explored, all.size(), null, null, null);
+    }
+
     /** Runs one schedule ({@code "2122"}) on {@code scenario}, then the arbiter: the judged outcome. */
     public static RaceOutcome run(RaceScenario scenario, String schedule) {
         return Schedule.of(schedule).run(scenario, false).outcome();
