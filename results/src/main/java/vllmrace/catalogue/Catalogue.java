@@ -85,6 +85,7 @@ public final class Catalogue {
                 case HUNT -> new HuntCommand(options.hunt(), catalogue.results).run();
                 case PROVE -> new ProveCommand(catalogue.results, options.bound()).run();
                 case FLAKE -> new FlakeCheck(catalogue.results, options).run();
+                case BENCH -> new BenchCommand(catalogue.results, options.races(), options.runs(), options.bench()).run();
                 case RUN -> catalogue.run();
             };
             System.exit(status);
