@@ -44,6 +44,9 @@ class FirstViolationTest {
         assertFalse(all.found());
         assertEquals(Schedule.all(subject.newScenario()).size(), all.explored());
         assertEquals(all.explored(), all.total());
+        for (int[] n : new int[][] {{0, 0}, {1, 3}, {3, 4}, {6, 6}}) {
+            assertEquals(Schedule.all(n[0], n[1]).size(), AllInterleavings.merges(n[0], n[1]), n[0] + "+" + n[1]);
+        }
     }
 
     @Test
