@@ -107,6 +107,7 @@ final class BenchCommand {
         meta.frayMillis = (System.nanoTime() - frayStart) / 1_000_000;
 
         meta.totalMillis = (System.nanoTime() - start) / 1_000_000;
+        meta.loadAtEnd = PerformancePage.loadAverage();
         meta.lastCatalogue = PerformancePage.lastCatalogue(results);
         Files.writeString(results.resolve("performance.md"), new PerformancePage(table, meta).render());
         Files.writeString(results.resolve("performance.svg"), PerformancePlot.svg(table, meta));

@@ -34,11 +34,32 @@ final class PerformancePage {
         String lastCatalogue = "";
         String when = java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC).withNano(0).toString();
         String machine = Runtime.getRuntime().availableProcessors() + " CPUs, JDK " + System.getProperty("java.version");
+        /** /proc/loadavg's 1-minute figure when the bench started and when it ended ("" where it cannot be read). */
+        String loadAtStart = loadAverage();
+        String loadAtEnd = "";
 
         Meta(int runs, int loopSeconds, int fixedSeconds) {
             this.runs = runs;
             this.loopSeconds = loopSeconds;
             this.fixedSeconds = fixedSeconds;
+        }
+    }
+
+    private static boolean loaded(Meta meta) {
+        try {
+            int cpus = Runtime.getRuntime().availableProcessors();
+            return Double.parseDouble(meta.loadAtStart) > cpus || Double.parseDouble(meta.loadAtEnd) > cpus;
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+
+    /** The 1-minute load average from /proc/loadavg, or "" (not Linux). */
+    static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+        } catch (IOException | RuntimeException e) {
+            return "";
         }
     }
 
@@ -113,6 +134,9 @@ final class PerformancePage {
         List<Race> reported = new ArrayList<>(table.reported.keySet());
         StringBuilder md = new StringBuilder("# Performance beside its peers\n\n");
         md.append("Written by `./catalogue --bench` (").append(meta.when).append(", ").append(meta.machine)
+                .append(meta.loadAtStart.isEmpty() ? "" : ", 1-minute load average " + meta.loadAtStart + " at the start and "
+                        + meta.loadAtEnd + " at the end" + (loaded(meta) ? ": other work shared the CPUs, so times are "
+                        + "those of a loaded machine" : ""))
                 .append("); do not edit by hand. ").append(reported.size()).append(" reported variant(s), ")
                 .append(table.fixed.size()).append(" fixed. Time to the first counterexample per race and engine, medians of ")
                 .append(meta.runs).append(" timed run(s); the plot is [performance.svg](performance.svg).\n\n");
@@ -215,15 +239,18 @@ final class PerformancePage {
                     continue;
                 }
                 double p = table.cell(race, peer).medianMillis();
+                List<String> beaten = new ArrayList<>();
                 for (Tool engine : Tool.values()) {
                     Cell e = table.cell(race, engine);
                     if (engine.suite && e.ran() && e.firstError() == null && (!e.found() || p < e.medianMillis())) {
-                        beats.add(race.name() + ": " + peer.label + " (" + ms(p) + ") beats " + engine.label + " ("
-                                + time(e, meta) + ")");
+                        beaten.add(engine.label + " (" + time(e, meta) + ")");
                         if (engine == Tool.LINCHECK) {
                             peersBeatingLincheck.add(peer.label);
                         }
                     }
+                }
+                if (!beaten.isEmpty()) {
+                    beats.add(race.name() + ": " + peer.label + " (" + ms(p) + ") beats " + String.join(", ", beaten));
                 }
             }
             if (!peersBeatingLincheck.isEmpty()) {
