@@ -75,7 +75,7 @@ class PerformancePageTest {
         assertTrue(page.contains("- AbortedLoadLeak: stress loop (40.0 ms) beats Lincheck (1.50 s)"), page);
         assertTrue(page.contains("Races a peer finds faster than Lincheck: AbortedLoadLeak (stress loop)."), page);
         assertTrue(page.contains("**Fray: not run (no JDK 25 (fray-tests/bench exited 4)).**"), page);
-        assertTrue(page.contains("| stress loop | ×20 | 1 | AbortLosesToFinalStep (in 10 s) |"), page);
+        assertTrue(page.contains("| stress loop | ×20 | 1 | AbortLosesToFinalStep (2 of 3 runs) (in 10 s) |"), page);
         assertTrue(page.contains("not found in 10 s (found in 1 of 3)"), page);
         assertTrue(page.contains("- AbortLosesToFinalStep [JCStress, reported]: harness error: modelling error"), page);
         assertTrue(page.contains("| AbortedLoadLeak | enumerator | all 15 interleavings, counted | 4.0 ms | yes |"), page);
