@@ -350,11 +350,10 @@ final class BenchCommand {
             frayNotRun("its script did not finish within 60 minutes (log " + root.relativize(log) + ")");
             return;
         }
-        int exit = process.exitValue();
-        if (exit != 0) {
-            String last = Files.readAllLines(log).stream().filter(l -> !l.isBlank()).reduce((x, y) -> y).orElse("");
-            frayNotRun((exit == FRAY_NO_JDK25 ? "no JDK 25 (" + FRAY_SCRIPT + " exited 4" : FRAY_SCRIPT + " exited " + exit)
-                    + (last.isEmpty() ? "" : ": " + last) + ")");
+        String last = Files.readAllLines(log).stream().filter(l -> !l.isBlank()).reduce((x, y) -> y).orElse("");
+        String refused = frayRefusal(process.exitValue(), last);
+        if (refused != null) {
+            frayNotRun(refused);
             return;
         }
         List<FrayTsv.Row> rows;
@@ -366,6 +365,21 @@ final class BenchCommand {
         }
         meta.frayRan = true;
         putFray(table, rows);
+    }
+
+    /**
+     * Why the Fray script's exit status means there is no table to read, or null when there is one: 0, or 1 (an
+     * exploration was a harness error; its row says {@code MODEL_ERROR:...} and is read as an error, never a find).
+     * 4 is no JDK 25; 2 bad input; 3 its build failed.
+     */
+    static String frayRefusal(int exit, String lastLine) {
+        String said = lastLine == null || lastLine.isBlank() ? "" : ": " + lastLine.strip();
+        return switch (exit) {
+            case 0, 1 -> null;
+            case FRAY_NO_JDK25 -> "no JDK 25 (" + FRAY_SCRIPT + " exited 4" + said + ")";
+            case 3 -> "its build failed (" + FRAY_SCRIPT + " exited 3" + said + ")";
+            default -> FRAY_SCRIPT + " exited " + exit + said;
+        };
     }
 
     /** The Fray rows into the table: per race and scheduler, the reported runs as a cell and the first fixed run. */

@@ -42,6 +42,15 @@ class FrayTsvTest {
         assertFalse(broken.foundRace());
     }
 
+    @Test
+    void theScriptsExitStatusSaysWhetherThereIsATable() {
+        assertEquals(null, BenchCommand.frayRefusal(0, "fray: bench JVM wall time 9 ms (exit 0)"));
+        assertEquals(null, BenchCommand.frayRefusal(1, "an exploration was a harness error"), "its rows say MODEL_ERROR");
+        assertEquals("no JDK 25 (fray-tests/bench exited 4: fray: no JDK 25 found)", BenchCommand.frayRefusal(4, "fray: no JDK 25 found"));
+        assertEquals("its build failed (fray-tests/bench exited 3)", BenchCommand.frayRefusal(3, ""));
+        assertEquals("fray-tests/bench exited 2: fray: unknown race X", BenchCommand.frayRefusal(2, "fray: unknown race X"));
+    }
+
     private static String refused(String... lines) {
         FrayTsv.FormatException e = assertThrows(FrayTsv.FormatException.class, () -> FrayTsv.parse(List.of(lines)));
         assertFalse(e.getMessage().contains("\n"), e.getMessage());
