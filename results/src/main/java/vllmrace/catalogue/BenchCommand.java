@@ -325,6 +325,10 @@ final class BenchCommand {
 
     // ---- Fray, through the other module's script
 
+    /**
+     * Two calls of the script: the reported variants with {@link #runs} runs, then the fixed ones with one run (a fixed
+     * variant explores Fray's whole budget each run, seconds per race and scheduler, and the page shows one run of it).
+     */
     private void fray(List<Race> reported, List<Race> fixed) throws IOException, InterruptedException {
         Path root = results.getParent();
         Path script = root.resolve(FRAY_SCRIPT);
@@ -332,15 +336,33 @@ final class BenchCommand {
             frayNotRun(FRAY_SCRIPT + " is not on this checkout");
             return;
         }
+        preloadSuiteJars();
+        List<FrayTsv.Row> rows = new ArrayList<>();
+        for (boolean isFixed : new boolean[] {false, true}) {
+            List<Race> selected = isFixed ? fixed : reported;
+            if (selected.isEmpty()) {
+                continue;
+            }
+            List<FrayTsv.Row> some = frayCall(root, script, isFixed ? "fixed" : "reported", isFixed ? 1 : runs, selected);
+            if (some == null) {
+                return;
+            }
+            rows.addAll(some);
+        }
+        meta.frayRan = true;
+        putFray(table, rows);
+    }
+
+    /** One call of the script; null when it gave no table (the page then says why, through {@link #frayNotRun}). */
+    private List<FrayTsv.Row> frayCall(Path root, Path script, String variant, int n, List<Race> selected)
+            throws IOException, InterruptedException {
         Path work = results.resolve("target");
         Files.createDirectories(work);
-        Path tsv = work.resolve("fray-bench.tsv");
-        Path log = work.resolve("fray-bench.log");
+        Path tsv = work.resolve("fray-bench-" + variant + ".tsv");
+        Path log = work.resolve("fray-bench-" + variant + ".log");
         Files.deleteIfExists(tsv);
-        List<String> command = new ArrayList<>(List.of(script.toString(), "--out", tsv.toString(), "--runs", String.valueOf(runs),
-                "--variant", fixed.isEmpty() ? "reported" : reported.isEmpty() ? "fixed" : "both"));
-        List<Race> selected = new ArrayList<>(reported);
-        fixed.stream().filter(r -> !selected.contains(r)).forEach(selected::add);
+        List<String> command = new ArrayList<>(List.of(script.toString(), "--out", tsv.toString(), "--runs", String.valueOf(n),
+                "--variant", variant));
         selected.forEach(r -> command.add(r.name()));
         out.line("Fray: " + String.join(" ", command.subList(0, 7)) + " (" + selected.size() + " race(s)) ...");
         Process process = new ProcessBuilder(command).directory(root.toFile()).redirectErrorStream(true)
@@ -348,23 +370,52 @@ final class BenchCommand {
         if (!process.waitFor(60, TimeUnit.MINUTES)) {
             process.destroyForcibly();
             frayNotRun("its script did not finish within 60 minutes (log " + root.relativize(log) + ")");
-            return;
+            return null;
         }
         String last = Files.readAllLines(log).stream().filter(l -> !l.isBlank()).reduce((x, y) -> y).orElse("");
         String refused = frayRefusal(process.exitValue(), last);
         if (refused != null) {
             frayNotRun(refused);
-            return;
+            return null;
         }
-        List<FrayTsv.Row> rows;
         try {
-            rows = FrayTsv.parse(Files.exists(tsv) ? Files.readAllLines(tsv) : List.of());
+            return FrayTsv.parse(Files.exists(tsv) ? Files.readAllLines(tsv) : List.of());
         } catch (FrayTsv.FormatException e) {
             frayNotRun("its table " + root.relativize(tsv) + " is malformed: " + e.getMessage());
-            return;
+            return null;
         }
-        meta.frayRan = true;
-        putFray(table, rows);
+    }
+
+    /**
+     * The Fray script builds its module with Maven ({@code -pl fray-tests -am package}), which can rewrite the suite's
+     * module jars under this JVM; a class first needed after that then fails to load (seen: NoClassDefFoundError for a
+     * model class in Race.valueOf). So every suite class in a module jar of this JVM's class path is loaded (not
+     * initialised) before the script runs.
+     */
+    static int preloadSuiteJars() {
+        int loaded = 0;
+        ClassLoader loader = BenchCommand.class.getClassLoader();
+        for (String entry : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+            if (!entry.endsWith(".jar") || !entry.contains("/target/")) {
+                continue;
+            }
+            try (java.util.jar.JarFile jar = new java.util.jar.JarFile(entry)) {
+                for (java.util.jar.JarEntry e : java.util.Collections.list(jar.entries())) {
+                    String name = e.getName();
+                    if (name.startsWith("vllmrace/") && name.endsWith(".class") && !name.contains("module-info")) {
+                        try {
+                            Class.forName(name.substring(0, name.length() - 6).replace('/', '.'), false, loader);
+                            loaded++;
+                        } catch (ClassNotFoundException | LinkageError ignored) {
+                            // a class this JVM cannot load anyway
+                        }
+                    }
+                }
+            } catch (IOException e) {
+                // not a readable jar: nothing to preload
+            }
+        }
+        return loaded;
     }
 
     /**
