@@ -50,6 +50,8 @@ public final class Catalogue {
     private Verdict thinnestJcstressClean;
     private double thinnestMargin = Double.MAX_VALUE;
     private final Terminal out = new Terminal();
+    /** How often a JCStress launch's progress is printed, from its console. */
+    static final long PROGRESS_MILLIS = 10_000;
 
     Catalogue(CatalogueOptions options) {
         this.options = options;
@@ -83,6 +85,7 @@ public final class Catalogue {
                 case HUNT -> new HuntCommand(options.hunt(), catalogue.results).run();
                 case PROVE -> new ProveCommand(catalogue.results, options.bound()).run();
                 case FLAKE -> new FlakeCheck(catalogue.results, options).run();
+                case BENCH -> new BenchCommand(catalogue.results, options.races(), options.runs(), options.bench()).run();
                 case RUN -> catalogue.run();
             };
             System.exit(status);
@@ -215,7 +218,10 @@ public final class Catalogue {
         out.blank();
         out.line("JCStress: " + races.size() + " race(s), their JCStress variants in one launch (" + String.join(" ", jcstress.settings())
                 + ", on " + jcstress.java() + "), about " + Progress.clock(progress.jcstressEstimate()) + " ...");
-        JcstressResults stress = JcstressVerdicts.runUntilObserved(jcstress, races);
+        JcstressResults stress;
+        try (JcstressProgress.Watcher watcher = new JcstressProgress.Watcher(jcstress.workDir(), PROGRESS_MILLIS, out::detail)) {
+            stress = JcstressVerdicts.runUntilObserved(jcstress, races);
+        }
         for (Race race : races) {
             for (Variant variant : JcstressVerdicts.variants(race)) {
                 Verdict verdict = JcstressVerdicts.verdict(race, variant, stress);

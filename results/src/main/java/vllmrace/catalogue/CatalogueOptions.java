@@ -23,11 +23,21 @@ import vllmrace.races.Shard;
  * @param hunt     {@code --hunt}'s settings (defaults unless it was asked for)
  * @param profile  {@code --profile ID} with {@code --list}: the one deployment profile to show, else null
  * @param bound    {@code --prove --bound B}, else null (each check's own)
+ * @param bench    {@code --bench}'s time bounds ({@link BenchArgs#DEFAULTS} unless given)
  */
 record CatalogueOptions(Command command, List<Race> races, List<String> notes, Shard shard, boolean deep, int runs, String driftPath,
-                        String pinnedPath, HuntArgs hunt, Profile profile, vllmrace.lincheck.prove.Depth bound) {
+                        String pinnedPath, HuntArgs hunt, Profile profile, vllmrace.lincheck.prove.Depth bound,
+                        BenchArgs bench) {
 
-    enum Command { RUN, LIST, RENDER, HIT_RATES, FLAKE, MUTATION, DRIFT, HUNT, PROVE, HELP }
+    enum Command { RUN, LIST, RENDER, HIT_RATES, FLAKE, MUTATION, DRIFT, HUNT, PROVE, BENCH, HELP }
+
+    /**
+     * {@code --bench}'s bounds: the plain stress loop's time per run on a reported variant ({@code --time}, the "not found
+     * in T s" of the page) and on a fixed one ({@code --fixed-time}).
+     */
+    record BenchArgs(int loopSeconds, int fixedSeconds) {
+        static final BenchArgs DEFAULTS = new BenchArgs(10, 2);
+    }
 
     /** Bad input: the message is the one line the user sees. */
     static final class UsageException extends Exception {
@@ -54,6 +64,8 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
         Profile profile = null;
         boolean fixesGiven = false;
         vllmrace.lincheck.prove.Depth bound = null;
+        String time = null;
+        Integer fixedTime = null;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
@@ -75,6 +87,8 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
                 case "--pinned" -> pinned = value(args, ++i, arg);
                 case "--hunt" -> command = only(command, Command.HUNT, arg);
                 case "--prove" -> command = only(command, Command.PROVE, arg);
+                case "--bench" -> command = only(command, Command.BENCH, arg);
+                case "--fixed-time" -> fixedTime = HuntArgs.positive(arg, value(args, ++i, arg), 3_600);
                 case "--bound" -> bound = bound(value(args, ++i, arg));
                 case "--seed" -> {
                     huntOption = true;
@@ -90,10 +104,7 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
                     huntOption = true;
                     hunt = new HuntArgs(hunt.seed(), hunt.fixesName(), HuntArgs.positive(arg, value(args, ++i, arg), 100_000_000), hunt.seconds(), hunt.scenario());
                 }
-                case "--time" -> {
-                    huntOption = true;
-                    hunt = new HuntArgs(hunt.seed(), hunt.fixesName(), hunt.scenarios(), HuntArgs.positive(arg, value(args, ++i, arg), 86_400), hunt.scenario());
-                }
+                case "--time" -> time = value(args, ++i, arg); // --hunt's or --bench's: read once the command is known
                 case "--scenario" -> {
                     huntOption = true;
                     int index = Integer.parseInt(numeric(value(args, ++i, arg), arg));
@@ -120,12 +131,28 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
                 }
             }
         }
-        if (runsOption && command != Command.HIT_RATES) {
-            throw new UsageException("--runs belongs to --hit-rates (--flake takes its count as --flake N)");
+        if (runsOption && command != Command.HIT_RATES && command != Command.BENCH && command != Command.HELP) {
+            throw new UsageException("--runs belongs to --hit-rates and --bench (--flake takes its count as --flake N)");
+        }
+        BenchArgs bench = BenchArgs.DEFAULTS;
+        if (time != null && command == Command.BENCH) {
+            bench = new BenchArgs(HuntArgs.positive("--time", time, 3_600), bench.fixedSeconds());
+        } else if (time != null) {
+            huntOption = true;
+            hunt = new HuntArgs(hunt.seed(), hunt.fixesName(), hunt.scenarios(), HuntArgs.positive("--time", time, 86_400), hunt.scenario());
+        }
+        if (fixedTime != null && command != Command.BENCH && command != Command.HELP) {
+            throw new UsageException("--fixed-time belongs to --bench");
+        }
+        if (fixedTime != null) {
+            bench = new BenchArgs(bench.loopSeconds(), fixedTime);
+        }
+        if (command == Command.BENCH && (deep || !shard.equals(Shard.ALL))) {
+            throw new UsageException("--bench takes races, --runs, --time and --fixed-time; no --shard or --deep");
         }
         int runs = runsGiven != null ? runsGiven : command == Command.FLAKE ? DEFAULT_FLAKE_RUNS : DEFAULT_RUNS;
         if (command == Command.HELP) {
-            return new CatalogueOptions(Command.HELP, List.of(), List.of(), shard, deep, runs, null, null, hunt, null, null);
+            return new CatalogueOptions(Command.HELP, List.of(), List.of(), shard, deep, runs, null, null, hunt, null, null, bench);
         }
         if (profile != null && command != Command.HUNT && command != Command.LIST) {
             throw new UsageException("--profile belongs to --hunt and --list (a catalogue run computes every profile)");
@@ -173,7 +200,7 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
             throw new UsageException("no race named here is in shard " + shard);
         }
         return new CatalogueOptions(command, List.copyOf(races), List.copyOf(notes), shard, deep, runs, drift, pinned, hunt,
-                command == Command.LIST ? profile : null, bound);
+                command == Command.LIST ? profile : null, bound, bench);
     }
 
     /** A {@code --bound} value: shape, mixed:N or whole:N, else one line naming them. */
@@ -254,6 +281,7 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
                    ./catalogue --list [--profile ID] | --render | --hit-rates [--runs N] [RACE ...] | --mutation | --drift PATH [--pinned DIR] | --help
                    ./catalogue --hunt [--profile ID | --fixes all|none|FIX,...] [--seed N] [--scenarios N] [--time SECONDS] [--shard I/N | --scenario I]
                    ./catalogue --prove [--bound shape|mixed:N|whole:N]
+                   ./catalogue --bench [RACE ...] [--runs N] [--time SECONDS] [--fixed-time SECONDS]
 
             Reproduces each race of the registry under every engine (every step interleaving, Lincheck, JCStress) and
             fix set (reported, fixed, vLLM main on each deployment profile), prints the verdicts and each
@@ -296,6 +324,15 @@ record CatalogueOptions(Command command, List<Race> races, List<String> notes, S
                                      alone -> results/linearizability.md (exit 1 if a verdict is not the registry's).
                                      --bound: shape, mixed:N (N more calls than the shape, mixed) or whole:N (N calls
                                      per thread of the whole alphabet); default per check (see the page)
+              --bench                each race's time to its first counterexample, side by side: the step enumerator,
+                                     Lincheck and a plain stress loop (two fresh threads per iteration) in this JVM, one
+                                     untimed warm-up then --runs N timed runs each (default 5, medians); JCStress, N
+                                     launches of every selected race; Fray (POS, PCT) through fray-tests/bench when the
+                                     checkout has it and a JDK 25 is found (else the page says why not); and what each
+                                     explored of the fixed variant in how long -> results/performance.md and
+                                     performance.svg (exit 1 on a modelling error or a violated fixed variant).
+                                     --time: the loop's bound per run (default 10 s); --fixed-time: on a fixed variant
+                                     (default 2 s). About 10 minutes on 2 CPUs for every race
               --help                 this text
 
             Examples:

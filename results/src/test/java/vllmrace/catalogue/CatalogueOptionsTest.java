@@ -66,8 +66,8 @@ class CatalogueOptionsTest {
         assertEquals("--flake: a number of runs from 1 to 100, got '0'", refused("--flake", "0"));
         assertEquals("--flake: a number of runs from 1 to 100, got '-3'", refused("--flake", "-3"));
         assertEquals("--flake: a number of runs from 1 to 100, got '101'", refused("--flake", "101"));
-        assertEquals("--runs belongs to --hit-rates (--flake takes its count as --flake N)", refused("--flake", "--runs", "3"));
-        assertEquals("--runs belongs to --hit-rates (--flake takes its count as --flake N)", refused("--runs", "3"));
+        assertEquals("--runs belongs to --hit-rates and --bench (--flake takes its count as --flake N)", refused("--flake", "--runs", "3"));
+        assertEquals("--runs belongs to --hit-rates and --bench (--flake takes its count as --flake N)", refused("--runs", "3"));
         assertEquals("'--flake' cannot be combined with --hit-rates", refused("--hit-rates", "--flake"));
     }
 
@@ -92,6 +92,35 @@ class CatalogueOptionsTest {
         assertEquals("--pinned needs a value (./catalogue --help)", refused("--drift", "/src/vllm", "--pinned"));
         assertEquals("--drift needs a value (./catalogue --help)", refused("--drift"));
         assertEquals("--drift takes one path, a vLLM checkout, and no race, --shard or --deep", refused("--drift", "/src/vllm", "AbortedLoadLeak"));
+    }
+
+    @Test
+    void benchTakesRacesRunsAndTheLoopsBounds() throws Exception {
+        CatalogueOptions o = CatalogueOptions.parse("--bench");
+        assertEquals(CatalogueOptions.Command.BENCH, o.command());
+        assertEquals(List.of(Race.values()), o.races());
+        assertEquals(5, o.runs());
+        assertEquals(CatalogueOptions.BenchArgs.DEFAULTS, o.bench());
+        assertEquals(new CatalogueOptions.BenchArgs(10, 2), o.bench());
+        CatalogueOptions some = CatalogueOptions.parse("--time", "3", "--bench", "AbortedLoadLeak", "--runs", "2", "--fixed-time", "1");
+        assertEquals(List.of(Race.AbortedLoadLeak), some.races());
+        assertEquals(2, some.runs());
+        assertEquals(new CatalogueOptions.BenchArgs(3, 1), some.bench());
+        assertEquals(HuntArgs.defaults(), some.hunt(), "--time with --bench is the loop's, not the hunt's");
+        assertEquals(9, CatalogueOptions.parse("--hunt", "--time", "9").hunt().seconds());
+        assertTrue(CatalogueOptions.HELP.contains("--bench"));
+    }
+
+    @Test
+    void benchBadInputIsOneLine() {
+        assertTrue(refused("--bench", "NoSuchRace").startsWith("no race 'NoSuchRace'; closest: "));
+        assertEquals("--runs: a number of runs from 1 to 100, got '0'", refused("--bench", "--runs", "0"));
+        assertEquals("--time: a number from 1 to 3600, got '0'", refused("--bench", "--time", "0"));
+        assertEquals("--fixed-time: a number from 1 to 3600, got 'x'", refused("--bench", "--fixed-time", "x"));
+        assertEquals("--fixed-time belongs to --bench", refused("--fixed-time", "3"));
+        assertEquals("--seed, --fixes, --scenarios, --time and --scenario belong to --hunt", refused("--time", "3"));
+        assertEquals("--bench takes races, --runs, --time and --fixed-time; no --shard or --deep", refused("--bench", "--deep"));
+        assertTrue(refused("--bench", "--list").contains("cannot be combined"));
     }
 
     @Test

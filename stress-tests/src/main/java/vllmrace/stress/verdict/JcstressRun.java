@@ -81,6 +81,11 @@ public final class JcstressRun {
         return trimmed.equals(DEEP_NAME) ? DEEP : Arrays.asList(trimmed.split("\\s+"));
     }
 
+    /** Where the JCStress child runs and writes its console ({@code <report>-console.txt}) and results. */
+    public Path workDir() {
+        return workDir;
+    }
+
     /** The JCStress options this run uses. */
     public List<String> settings() {
         return modeArgs;
