@@ -512,8 +512,7 @@ public final class Hunt {
         }
         // a race needed only through closers it shares with another needed race (#27987 closes five) is not credited: keep
         // those whose closer set holds no other needed race's; races with the same closers cannot be told apart by fixes
-        List<Race> minimal = needed.stream().filter(race -> needed.stream().noneMatch(other -> other != race
-                && race.closedBy().containsAll(other.closedBy()) && !other.closedBy().containsAll(race.closedBy()))).toList();
+        List<Race> minimal = narrowest(needed);
         if (!minimal.isEmpty()) {
             return Classification.rediscovery(minimal);
         }
@@ -622,12 +621,23 @@ public final class Hunt {
             used.remove(used.size() - 1);
         }
         List<Race> together = together(program, fixes, candidates, seen);
+        if (together.isEmpty()) {
+            // a race whose closers hold another candidate's (PushPostFailureAbortedLeaks' #46289 is DelayFreedNeverReleased's
+            // only closer) makes each of the two one the other can do without: try again without the wider one
+            together = together(program, fixes, narrowest(candidates), seen);
+        }
         if (!together.isEmpty()) {
             List<List<Race>> out = new ArrayList<>(used);
             out.add(together);
             return out;
         }
         return null;
+    }
+
+    /** {@code races} less any whose closer set strictly holds another's: fixes cannot credit it apart from that one. */
+    private static List<Race> narrowest(List<Race> races) {
+        return races.stream().filter(race -> races.stream().noneMatch(other -> other != race
+                && race.closedBy().containsAll(other.closedBy()) && !other.closedBy().containsAll(race.closedBy()))).toList();
     }
 
     /**

@@ -215,6 +215,22 @@ class HuntTest {
         assertTrue(Hunt.explore(program, main.fixes().with(vllmrace.model.fix.Fix.PUSH_FAILURE_NOTIFIED), main.configuration()).clean());
     }
 
+    /**
+     * A lost remote load aborted after a resubmission, every fix off: AbortedLoadFreesBlocks, whose closers expose an idle
+     * engine's leak and #46283's. PushPostFailureAbortedLeaks' closers hold DelayFreedNeverReleased's only one (#46289),
+     * which made each of the two one the other could do without: the last step is found without the wider race.
+     */
+    @Test
+    void aRaceWhoseClosersHoldAnothersDoesNotHideAComposition() {
+        Program program = Hunt.program(SEED, 61410);
+        Hunt.Explored e = Hunt.explore(program, FixSet.none());
+        assertTrue(e.invariants().contains("SC4"), e.invariants().toString());
+        Hunt none = new Hunt(new Hunt.Options(SEED, FixSet.none(), Configuration.DEFAULT, "none", 1, 1, 1));
+        Hunt.Classification label = none.classify(program, e);
+        assertEquals(Hunt.Classification.composition(List.of(List.of(Race.AbortedLoadFreesBlocks),
+                List.of(Race.IdleWithDelayFreedOnly, Race.DelayFreedNeverReleased))), label, label.describe());
+    }
+
     private static void assertRediscovered(Hunt hunt, ConnectorProgram program, vllmrace.model.deploy.Profile profile, Race race,
                                            vllmrace.model.fix.Fix closer) {
         Hunt.Explored e = Hunt.explore(program, profile.fixes(), profile.configuration());
